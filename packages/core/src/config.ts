@@ -1,0 +1,155 @@
+import { z } from 'zod';
+
+/** Raised when an environment variable is missing or malformed; the message names the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+const port = z.coerce.number().int().min(0).max(65535);
+const seconds = z.coerce.number().int().min(0);
+/** "a,b,c" seconds between attempts: N entries mean 1 + N attempts. */
+const schedule = z
+  .string()
+  .trim()
+  .transform((s, ctx) => {
+    if (s === '') return [] as number[];
+    const parts = s.split(',').map((p) => p.trim());
+    const nums = parts.map(Number);
+    if (nums.some((n, i) => parts[i] === '' || !Number.isInteger(n) || n < 0)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a comma list of whole seconds, such as "5,300,1800"' });
+      return z.NEVER;
+    }
+    return nums;
+  });
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+const optional = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+/** One entry per variable of DESIGN §3, with its default. Parsed once at start. */
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/mailroom'),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').default('redis://127.0.0.1:6379'),
+  // BullMQ and Redis key prefix; "{mailroom}" keeps every key in one Redis Cluster slot.
+  QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/, 'no spaces or colons').default('mailroom'),
+  API_PORT: port.default(3000),
+  TRACKING_PORT: port.default(3001),
+  SMTP_PORT: port.default(2525),
+  // Unset: http://localhost:<API_PORT> and http://localhost:<TRACKING_PORT>.
+  PUBLIC_API_URL: optional(httpUrl),
+  TRACKING_BASE_URL: optional(httpUrl),
+  // Smarthost smtp[s]://user:pass@host:port; unset means direct MX delivery.
+  OUTBOUND_SMTP_URL: optional(z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')),
+  MX_PORT: port.default(25),
+  DNS_SERVERS: optional(
+    z.string().transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean)),
+  ),
+  ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  BOUNCE_DOMAIN: z.string().min(1).default('bounces.localhost'),
+  SECRET_KEY: optional(z.string().min(32, 'must be at least 32 characters')),
+  SESSION_TTL_SECONDS: seconds.min(60).default(43200),
+  ADMIN_EMAIL: optional(z.email()),
+  ADMIN_PASSWORD: optional(z.string().min(8, 'must be at least 8 characters')),
+  // Unset: open while no user exists, then closed.
+  ALLOW_SIGNUP: optional(bool),
+  WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 36000]),
+  WEBHOOK_TIMEOUT_SECONDS: seconds.min(1).default(15),
+  SMTP_RETRY_SCHEDULE: schedule.default([
+    300, 390, 507, 659, 857, 1114, 1448, 1882, 2447, 3181, 4136, 5376, 6989, 9086, 11812, 15356, 19962,
+  ]),
+  LEASE_SECONDS: seconds.min(1).default(300),
+  RECONCILE_INTERVAL_SECONDS: seconds.min(1).default(60),
+  RATE_LIMIT_PER_SECOND: seconds.default(50),
+  // Sign-in and sign-up attempts per client IP per minute (an extension of DESIGN §3).
+  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  METRICS_TOKEN: optional(z.string().min(1)),
+  INBOUND_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(26214400),
+});
+
+type Env = z.output<typeof envSchema>;
+
+/** Mailroom's configuration, camelCased from the environment and frozen. */
+export interface Config {
+  nodeEnv: Env['NODE_ENV'];
+  logLevel: Env['LOG_LEVEL'];
+  databaseUrl: string;
+  redisUrl: string;
+  queuePrefix: string;
+  apiPort: number;
+  trackingPort: number;
+  smtpPort: number;
+  publicApiUrl: string;
+  trackingBaseUrl: string;
+  outboundSmtpUrl: string | undefined;
+  mxPort: number;
+  dnsServers: string[] | undefined;
+  allowPrivateNetworks: boolean;
+  bounceDomain: string;
+  secretKey: string | undefined;
+  sessionTtlSeconds: number;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+  allowSignup: boolean | undefined;
+  webhookRetrySchedule: number[];
+  webhookTimeoutSeconds: number;
+  smtpRetrySchedule: number[];
+  leaseSeconds: number;
+  reconcileIntervalSeconds: number;
+  rateLimitPerSecond: number;
+  loginRateLimitPerMinute: number;
+  metricsToken: string | undefined;
+  inboundMaxMessageBytes: number;
+}
+
+/**
+ * Reads and validates the environment once. Throws ConfigError naming the first bad variable.
+ * Only this module reads process.env.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid ${variable}: ${issue?.message ?? 'invalid value'} (got ${JSON.stringify(env[variable] ?? '')}).`);
+  }
+  const e = parsed.data;
+  if (e.NODE_ENV === 'production' && !e.SECRET_KEY) {
+    throw new ConfigError('Invalid SECRET_KEY: required when NODE_ENV=production.');
+  }
+  if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
+    throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');
+  }
+  return Object.freeze({
+    nodeEnv: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    queuePrefix: e.QUEUE_PREFIX,
+    apiPort: e.API_PORT,
+    trackingPort: e.TRACKING_PORT,
+    smtpPort: e.SMTP_PORT,
+    publicApiUrl: e.PUBLIC_API_URL ?? `http://localhost:${e.API_PORT}`,
+    trackingBaseUrl: e.TRACKING_BASE_URL ?? `http://localhost:${e.TRACKING_PORT}`,
+    outboundSmtpUrl: e.OUTBOUND_SMTP_URL,
+    mxPort: e.MX_PORT,
+    dnsServers: e.DNS_SERVERS,
+    allowPrivateNetworks: e.ALLOW_PRIVATE_NETWORKS,
+    bounceDomain: e.BOUNCE_DOMAIN,
+    secretKey: e.SECRET_KEY,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    adminEmail: e.ADMIN_EMAIL,
+    adminPassword: e.ADMIN_PASSWORD,
+    allowSignup: e.ALLOW_SIGNUP,
+    webhookRetrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE) as number[],
+    webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+    smtpRetrySchedule: Object.freeze(e.SMTP_RETRY_SCHEDULE) as number[],
+    leaseSeconds: e.LEASE_SECONDS,
+    reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
+    rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
+    loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    metricsToken: e.METRICS_TOKEN,
+    inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,
+  });
+}

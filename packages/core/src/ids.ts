@@ -1,0 +1,31 @@
+import { monotonicFactory } from 'ulid';
+
+/** Every id is a prefix and a ULID: unique, and sortable by creation time. */
+export const ID_PREFIX = {
+  project: 'proj',
+  apiKey: 'key',
+  email: 'em',
+  receivedEmail: 'inb',
+  webhook: 'wh',
+  webhookAttempt: 'wha',
+  route: 'rt',
+  event: 'evt',
+  user: 'usr',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIX;
+
+const ulid = monotonicFactory();
+const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
+const patterns = new Map<IdKind, RegExp>(
+  Object.entries(ID_PREFIX).map(([kind, prefix]) => [kind as IdKind, new RegExp(`^${prefix}_${ULID_PATTERN}$`)]),
+);
+
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIX[kind]}_${ulid()}`;
+}
+
+/** True when `value` is a well-formed id of that kind. Lets lookups skip the database for junk. */
+export function isId(kind: IdKind, value: unknown): value is string {
+  return typeof value === 'string' && (patterns.get(kind)?.test(value) ?? false);
+}

@@ -1,0 +1,54 @@
+import { ConfigError } from './config';
+
+/** A backing service could not be reached at start; the message says which and how to start it. */
+export class DependencyUnavailableError extends Error {
+  override readonly name = 'DependencyUnavailableError';
+
+  constructor(dependency: 'PostgreSQL' | 'Redis', url: string, options?: { cause?: unknown }) {
+    const variable = dependency === 'PostgreSQL' ? 'DATABASE_URL' : 'REDIS_URL';
+    super(
+      `Cannot reach ${dependency} at ${redactUrl(url)}: start it (for example \`docker compose up -d postgres redis\`) or point ${variable} at a running server.`,
+      options,
+    );
+  }
+}
+
+/** A URL without its password, fit for messages and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/**
+ * Runs one service process: starts it, stops it gracefully on SIGTERM or SIGINT (a second
+ * signal exits at once), and turns start-up failures into one clear sentence and exit code 1.
+ */
+export async function runService(name: string, start: () => Promise<() => Promise<void>>): Promise<void> {
+  let stop: () => Promise<void>;
+  try {
+    stop = await start();
+  } catch (err) {
+    const known = err instanceof ConfigError || err instanceof DependencyUnavailableError;
+    process.stderr.write(`${name}: ${known ? err.message : `failed to start: ${(err as Error)?.stack ?? String(err)}`}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        process.stderr.write(`${name}: error while stopping: ${String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}

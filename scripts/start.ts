@@ -1,0 +1,105 @@
+/**
+ * `pnpm start`: checks PostgreSQL and Redis, creates and migrates the database, then runs every
+ * service under services/ as its own process with prefixed output until Ctrl-C or SIGTERM.
+ */
+import path from 'node:path';
+import { type Config, ConfigError, DependencyUnavailableError, loadConfig } from '@mailroom/core';
+import { migrateDatabase } from '../packages/db/src/migrate';
+import { checkPostgres, checkRedis, DependencyRejectedError } from './lib/check-dependencies';
+import { discoverServices, type ServiceCommand } from './lib/discover-services';
+import { Supervisor } from './lib/supervisor';
+import { waitForPort } from './lib/wait-for-port';
+
+const REPOSITORY_ROOT = path.resolve(__dirname, '..');
+// Printing the URLs waits for the ports to open, but no longer than this.
+const READY_TIMEOUT_MS = 60_000;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+function readConfig(): Readonly<Config> {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+}
+
+async function checkDependencies(config: Readonly<Config>): Promise<void> {
+  try {
+    await checkPostgres(config.databaseUrl);
+    await checkRedis(config.redisUrl);
+  } catch (err) {
+    if (err instanceof DependencyUnavailableError || err instanceof DependencyRejectedError) fail(err.message);
+    throw err;
+  }
+}
+
+async function migrate(config: Readonly<Config>): Promise<void> {
+  let applied: readonly string[];
+  try {
+    applied = await migrateDatabase(config.databaseUrl);
+  } catch (err) {
+    fail(err instanceof Error ? err.message : `Migration failed: ${String(err)}`);
+  }
+  const count = `${applied.length} migration${applied.length === 1 ? '' : 's'}`;
+  console.log(applied.length === 0 ? 'Database is up to date.' : `Database ready; applied ${count}: ${applied.join(', ')}.`);
+}
+
+/** The addresses worth showing, for the services that exist, with the port each one opens. */
+function endpoints(config: Readonly<Config>, names: ReadonlySet<string>): { label: string; value: string; port: number }[] {
+  const list: { label: string; value: string; port: number }[] = [];
+  if (names.has('gateway')) {
+    list.push({ label: 'API', value: `${config.publicApiUrl}  (reference: ${config.publicApiUrl}/docs)`, port: config.apiPort });
+  }
+  if (names.has('tracking')) list.push({ label: 'Tracking', value: config.trackingBaseUrl, port: config.trackingPort });
+  if (names.has('inbound-smtp')) list.push({ label: 'SMTP', value: `localhost:${config.smtpPort}`, port: config.smtpPort });
+  return list;
+}
+
+async function printUrls(config: Readonly<Config>, services: readonly ServiceCommand[], stopping: () => boolean): Promise<void> {
+  const list = endpoints(config, new Set(services.map((s) => s.name)));
+  await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
+  if (stopping()) return;
+  const width = Math.max(0, ...list.map((e) => e.label.length));
+  const lines = list.map((e) => `  ${e.label.padEnd(width)}  ${e.value}`);
+  console.log(['', `Mailroom is running (${services.map((s) => s.name).join(', ')}):`, ...lines, 'Press Ctrl-C to stop.', ''].join('\n'));
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const services = discoverServices(REPOSITORY_ROOT);
+  if (services.length === 0) fail('No service to start: no services/*/package.json has a "start" script.');
+
+  const supervisor = new Supervisor({ colour: process.stdout.isTTY === true });
+  let started = false;
+  let signalled = false;
+  const onSignal = () => {
+    // Before the services start there is nothing to stop; a second signal means "now".
+    if (!started) process.exit(0);
+    if (signalled) return supervisor.kill();
+    signalled = true;
+    console.log('Stopping…');
+    supervisor.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+
+  await checkDependencies(config);
+  await migrate(config);
+  supervisor.start(services);
+  started = true;
+  void printUrls(config, services, () => signalled || supervisor.isStopping);
+
+  const exitCode = await supervisor.done;
+  // A failure was already reported when the service exited.
+  if (exitCode === 0) console.log('Stopped.');
+  process.exit(exitCode);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`pnpm start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

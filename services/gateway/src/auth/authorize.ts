@@ -1,0 +1,57 @@
+import { isId, MailroomError, notFound } from '@mailroom/core';
+import type { Database, Role } from '@mailroom/db';
+import type { Request } from 'express';
+import type { Access } from '../http/route';
+import type { AuthContext, Principal } from './auth-context';
+
+/**
+ * Applies a route's access rule (DESIGN §4 "Authentication") to an authenticated caller and
+ * settles the project the request acts in. The one place roles and permissions are checked.
+ */
+export async function authorize(db: Database, access: Access, principal: Principal, req: Request): Promise<AuthContext> {
+  if (access.kind === 'public') return { principal, projectId: null, role: null };
+  if (access.kind === 'user') {
+    return { principal, projectId: principal.kind === 'token' ? principal.projectId : null, role: null };
+  }
+
+  if (principal.kind === 'token') {
+    if (access.sessionOnly || access.ownerOnly) {
+      throw new MailroomError('forbidden', 'This action needs a console session of a project owner; API keys cannot do it.');
+    }
+    if (principal.permission === 'sending_access' && !access.sending) {
+      throw new MailroomError('restricted_api_key', 'This API key can only send emails (permission "sending_access").');
+    }
+    if (access.projectFromPath && req.params.id !== principal.projectId) throw notFound('project');
+    return { principal, projectId: principal.projectId, role: null };
+  }
+
+  let projectId: string;
+  let role: Role | null;
+  if (access.projectFromPath) {
+    projectId = String(req.params.id);
+    role = await roleOf(db, principal.userId, projectId);
+    // Someone else's project is indistinguishable from a missing one.
+    if (!role) throw notFound('project');
+  } else {
+    const header = req.get('x-project-id');
+    if (header === undefined || header.trim() === '') {
+      throw new MailroomError('missing_required_field', 'The X-Project-Id header is required with a console session.');
+    }
+    projectId = header.trim();
+    role = await roleOf(db, principal.userId, projectId);
+    if (!role) throw new MailroomError('forbidden', 'You are not a member of the project named by X-Project-Id.');
+  }
+  if (access.ownerOnly && role !== 'owner') {
+    throw new MailroomError('forbidden', 'Only an owner of the project can do this.');
+  }
+  return { principal, projectId, role };
+}
+
+async function roleOf(db: Database, userId: string, projectId: string): Promise<Role | null> {
+  if (!isId('project', projectId)) return null;
+  const member = await db.member.findUnique({
+    where: { projectId_userId: { projectId, userId } },
+    select: { role: true },
+  });
+  return member?.role ?? null;
+}

@@ -1,0 +1,19 @@
+import type { Config, Logger, Redis } from '@mailroom/core';
+import type { Database } from '@mailroom/db';
+import type { Metrics } from './metrics';
+import type { RateLimits } from './http/rate-limit';
+
+/** Everything a request handler may use. Built once in start-gateway.ts and passed down. */
+export interface GatewayContext {
+  config: Readonly<Config>;
+  db: Database;
+  /** Fails fast when Redis is down, so requests answer 503 rather than hang. */
+  redis: Redis;
+  logger: Logger;
+  /** HS256 key for console session tokens, derived from the master secret. */
+  sessionKey: Uint8Array;
+  rateLimits: RateLimits;
+  metrics: Metrics;
+  /** True once shutdown has begun; /readyz then answers 503. */
+  isShuttingDown(): boolean;
+}

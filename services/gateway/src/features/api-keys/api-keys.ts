@@ -1,0 +1,29 @@
+import { newId, notFound } from '@mailroom/core';
+import type { ApiKey, ApiKeyPermission, Database } from '@mailroom/db';
+import { generateApiToken } from '../../auth/api-tokens';
+import { pageArgs, type ListQuery } from '../../http/pagination';
+
+/** Creates a key; the token is returned here once and never again. */
+export async function createApiKey(
+  db: Database,
+  projectId: string,
+  input: { name: string; permission: ApiKeyPermission },
+): Promise<{ key: ApiKey; token: string }> {
+  const { token, tokenHash, tokenStart } = generateApiToken();
+  const key = await db.apiKey.create({
+    data: { id: newId('apiKey'), projectId, name: input.name, permission: input.permission, tokenHash, tokenStart },
+  });
+  return { key, token };
+}
+
+/** Active keys of a project, newest first; revoked ones are gone from the list. */
+export async function listApiKeys(db: Database, projectId: string, query: ListQuery): Promise<ApiKey[]> {
+  const page = pageArgs(query);
+  return db.apiKey.findMany({ ...page, where: { ...page.where, projectId, revokedAt: null } });
+}
+
+/** Revokes a key at once. Another project's key, or an already revoked one, is 404. */
+export async function revokeApiKey(db: Database, projectId: string, id: string): Promise<void> {
+  const { count } = await db.apiKey.updateMany({ where: { id, projectId, revokedAt: null }, data: { revokedAt: new Date() } });
+  if (count === 0) throw notFound('API key');
+}

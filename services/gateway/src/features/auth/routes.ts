@@ -1,0 +1,77 @@
+import type { User } from '@mailroom/db';
+import { z } from 'zod';
+import { issueSessionToken } from '../../auth/session-tokens';
+import { consumeRateLimit } from '../../http/rate-limit';
+import { defineRoute } from '../../http/route';
+import { emailField, nameField, passwordField, timestamp } from '../../schemas/common';
+import { presentProject, projectSchema } from '../projects/present';
+import { listVisibleProjects } from '../projects/projects';
+import { checkCredentials, createAccount } from './accounts';
+
+const userSchema = z
+  .object({ object: z.literal('user'), id: z.string(), email: z.string(), createdAt: timestamp })
+  .meta({ id: 'User' });
+
+const presentUser = (user: User): z.infer<typeof userSchema> => ({
+  object: 'user',
+  id: user.id,
+  email: user.email,
+  createdAt: user.createdAt.toISOString(),
+});
+
+const sessionToken = z.string().meta({ description: 'Send as X-Service-Session, with X-Project-Id.' });
+
+export const authRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/auth/signup',
+    operationId: 'signUp',
+    summary: 'Sign up: a user, their first project, and a console session',
+    description: 'Open while no user exists unless ALLOW_SIGNUP says otherwise. Rate-limited per client IP.',
+    tag: 'Console sessions',
+    access: { kind: 'public' },
+    body: z.object({ email: emailField, password: passwordField, projectName: nameField.optional() }).meta({ id: 'SignupRequest' }),
+    success: {
+      status: 201,
+      description: 'The new user, the project they own, and a session token.',
+      schema: z.object({ sessionToken, user: userSchema, project: projectSchema }),
+    },
+    errors: ['invalid_json', 'forbidden', 'conflict', 'validation_error', 'missing_required_field', 'rate_limit_exceeded'],
+    async handler({ body, ctx, req, res }) {
+      await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
+      const created = await createAccount(ctx.db, body, { allowSignup: ctx.config.allowSignup });
+      if (!created) throw new Error('createAccount returned nothing outside the bootstrap');
+      return {
+        sessionToken: await issueSessionToken(ctx.sessionKey, created.user.id, ctx.config.sessionTtlSeconds),
+        user: presentUser(created.user),
+        project: presentProject(created.project),
+      };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/auth/login',
+    operationId: 'logIn',
+    summary: 'Sign in and get a console session',
+    description: 'Rate-limited per client IP.',
+    tag: 'Console sessions',
+    access: { kind: 'public' },
+    body: z.object({ email: emailField, password: z.string().min(1).max(256) }).meta({ id: 'LoginRequest' }),
+    success: {
+      status: 200,
+      description: "A session token, the user and the user's projects.",
+      schema: z.object({ sessionToken, user: userSchema, projects: z.array(projectSchema) }),
+    },
+    errors: ['invalid_json', 'invalid_credentials', 'validation_error', 'missing_required_field', 'rate_limit_exceeded'],
+    async handler({ body, ctx, req, res }) {
+      await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
+      const user = await checkCredentials(ctx.db, body.email, body.password);
+      const projects = await listVisibleProjects(ctx.db, { kind: 'session', userId: user.id });
+      return {
+        sessionToken: await issueSessionToken(ctx.sessionKey, user.id, ctx.config.sessionTtlSeconds),
+        user: presentUser(user),
+        projects: projects.map(presentProject),
+      };
+    },
+  }),
+];

@@ -1,0 +1,73 @@
+import { z } from 'zod';
+import { scopedProjectId } from '../../auth/auth-context';
+import { defineRoute } from '../../http/route';
+import { deletedSchema, emailField, listSchema, timestamp } from '../../schemas/common';
+import { addMember, listMembers, removeMember, type MemberView } from './members';
+
+const memberSchema = z
+  .object({
+    object: z.literal('member'),
+    id: z.string().meta({ description: 'The user id (usr_…).' }),
+    email: z.string(),
+    role: z.enum(['owner', 'member']),
+    createdAt: timestamp.meta({ description: 'When the user joined the project.' }),
+  })
+  .meta({ id: 'Member' });
+
+const present = (m: MemberView): z.infer<typeof memberSchema> => ({
+  object: 'member',
+  id: m.userId,
+  email: m.email,
+  role: m.role,
+  createdAt: m.createdAt.toISOString(),
+});
+
+export const memberRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/projects/{id}/members',
+    operationId: 'addMember',
+    summary: 'Add an existing user to a project',
+    description: 'Owner-only (console session).',
+    tag: 'Members',
+    access: { kind: 'project', projectFromPath: true, ownerOnly: true },
+    params: z.object({ id: z.string() }),
+    body: z.object({ email: emailField, role: z.enum(['owner', 'member']).default('member') }).meta({ id: 'AddMemberRequest' }),
+    success: { status: 201, description: 'The new member.', schema: memberSchema },
+    errors: ['invalid_json', 'missing_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict', 'validation_error', 'missing_required_field'],
+    async handler({ body, auth, ctx }) {
+      return present(await addMember(ctx.db, scopedProjectId(auth), body.email, body.role));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/projects/{id}/members',
+    operationId: 'listMembers',
+    summary: "List a project's members",
+    tag: 'Members',
+    access: { kind: 'project', projectFromPath: true },
+    params: z.object({ id: z.string() }),
+    success: { status: 200, description: 'Members, oldest first.', schema: listSchema(memberSchema) },
+    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'not_found'],
+    async handler({ auth, ctx }) {
+      const members = await listMembers(ctx.db, scopedProjectId(auth));
+      return { object: 'list', data: members.map(present), hasMore: false };
+    },
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/projects/{id}/members/{userId}',
+    operationId: 'removeMember',
+    summary: 'Remove a member from a project',
+    description: 'Owner-only (console session). The last owner cannot be removed (409).',
+    tag: 'Members',
+    access: { kind: 'project', projectFromPath: true, ownerOnly: true },
+    params: z.object({ id: z.string(), userId: z.string().min(1).max(64) }),
+    success: { status: 200, description: 'The member was removed.', schema: deletedSchema('member') },
+    errors: ['missing_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict'],
+    async handler({ params, auth, ctx }) {
+      await removeMember(ctx.db, scopedProjectId(auth), params.userId);
+      return { object: 'member', id: params.userId, deleted: true };
+    },
+  }),
+];

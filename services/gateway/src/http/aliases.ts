@@ -1,0 +1,22 @@
+/**
+ * Accepts the snake_case spelling of a camelCase field (DESIGN §4), so apps using Resend's SDK
+ * can switch by changing the base URL. The camelCase spelling wins when both are given.
+ * `opaqueKeys` name fields whose own keys are data (such as `headers`) and must stay untouched.
+ */
+export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = new Set()): unknown {
+  if (Array.isArray(value)) return value.map((item) => camelizeKeys(item, opaqueKeys));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    const camel = key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
+    if (camel !== key && Object.hasOwn(value, camel)) continue;
+    out[camel] = opaqueKeys.has(camel) ? inner : camelizeKeys(inner, opaqueKeys);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}

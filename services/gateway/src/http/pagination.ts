@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+/** `limit` (1–100, default 20) and `after` (the last id seen), as every list takes them. */
+export const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  after: z.string().min(1).max(64).optional(),
+});
+
+export type ListQuery = z.output<typeof listQuery>;
+
+export interface ListPage<T> {
+  object: 'list';
+  data: T[];
+  hasMore: boolean;
+}
+
+/** Prisma arguments for one page, newest first: ids sort by creation time. */
+export function pageArgs(query: ListQuery) {
+  return {
+    where: query.after ? { id: { lt: query.after } } : {},
+    orderBy: { id: 'desc' as const },
+    take: query.limit + 1,
+  };
+}
+
+/** Turns the `limit + 1` rows a page query fetched into a list body. */
+export function toPage<Row, T>(rows: Row[], query: ListQuery, present: (row: Row) => T): ListPage<T> {
+  return { object: 'list', data: rows.slice(0, query.limit).map(present), hasMore: rows.length > query.limit };
+}

@@ -1,0 +1,68 @@
+import { MailroomError } from '@mailroom/core';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { AuthContext } from '../auth/auth-context';
+import { ApiTokenVerifier } from '../auth/api-tokens';
+import { authenticate } from '../auth/authenticate';
+import { authorize } from '../auth/authorize';
+import type { GatewayContext } from '../context';
+import { camelizeKeys } from './aliases';
+import { consumeRateLimit } from './rate-limit';
+import type { AnyRoute } from './route';
+import { parseInput } from './validate';
+
+const PUBLIC: AuthContext = { principal: null, projectId: null, role: null };
+const DEFAULT_BODY_LIMIT = '1mb';
+// Field names whose keys are the caller's data, not ours: never camelized.
+const OPAQUE_FIELDS = new Set(['headers', 'metadata']);
+
+/** `/projects/{id}` → `/projects/:id`. */
+const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+
+/** Mounts every route of the table: authenticate, authorize, rate-limit, parse, handle. */
+export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext): void {
+  const tokens = new ApiTokenVerifier(ctx.db);
+  for (const route of routes) {
+    const parseJson = promisify(express.json({ limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT, type: () => true }));
+    app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      const auth =
+        route.access.kind === 'public'
+          ? PUBLIC
+          : await authorize(ctx.db, route.access, await authenticate(req, tokens, ctx.sessionKey), req);
+      await limitRate(ctx, auth, res);
+      if (route.body) await parseJson(req, res);
+      const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
+      const query = route.query ? parseInput(route.query, req.query, 'query') : {};
+      const body = route.body ? parseInput(route.body, camelizeKeys(req.body ?? {}, OPAQUE_FIELDS), 'body') : undefined;
+      const result = await route.handler({ body, query, params, auth, ctx, req, res });
+      if (!res.headersSent) res.status(route.success.status).json(result);
+    });
+  }
+}
+
+/** After the routes: a known path with another method is 405 (with Allow), anything else 404. */
+export function unmatchedRoute(routes: readonly AnyRoute[]): RequestHandler {
+  const patterns = routes.map((route) => ({ regex: toRegExp(route.path), method: route.method.toUpperCase() }));
+  return (req, res) => {
+    const allowed = [...new Set(patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method))];
+    if (allowed.length === 0) throw new MailroomError('not_found', `No endpoint ${req.method} ${req.path}.`);
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    res.setHeader('Allow', allowed.join(', '));
+    throw new MailroomError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`);
+  };
+}
+
+async function limitRate(ctx: GatewayContext, auth: AuthContext, res: Response): Promise<void> {
+  const limiter = ctx.rateLimits.perProject;
+  if (!limiter || !auth.principal) return;
+  const key = auth.projectId ? `project:${auth.projectId}` : auth.principal.kind === 'session' ? `user:${auth.principal.userId}` : null;
+  if (key) await consumeRateLimit(limiter, key, res);
+}
+
+function promisify(middleware: RequestHandler): (req: Request, res: Response) => Promise<void> {
+  return (req, res) =>
+    new Promise((resolve, reject) => {
+      const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
+      middleware(req, res, next);
+    });
+}

@@ -1,0 +1,33 @@
+import { MailroomError } from '@mailroom/core';
+import type { z } from 'zod';
+
+/** Where the input came from, for messages. */
+export type InputPart = 'body' | 'query' | 'path';
+
+/**
+ * Parses one part of a request. An absent required field is 422 `missing_required_field`; a
+ * present but invalid one is 422 `validation_error`; either way the message names the field.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  if (!issue) throw new MailroomError('validation_error', `The request ${part} is invalid.`);
+  const field = formatPath(issue.path);
+  if (field === '' && part === 'body') {
+    throw new MailroomError('validation_error', 'The request body must be a JSON object.');
+  }
+  const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  if (isMissing) {
+    throw new MailroomError('missing_required_field', `Missing required field \`${field}\` in the request ${part}.`);
+  }
+  const where = field === '' ? `The request ${part}` : `\`${field}\``;
+  throw new MailroomError('validation_error', `${where}: ${issue.message}`);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => {
+    if (typeof key === 'number') return `${out}[${key}]`;
+    return out === '' ? String(key) : `${out}.${String(key)}`;
+  }, '');
+}

@@ -1,0 +1,26 @@
+import type { AnyRoute } from './http/route';
+import { apiKeyRoutes } from './features/api-keys/routes';
+import { authRoutes } from './features/auth/routes';
+import { docsRoutes } from './features/docs/routes';
+import { healthRoutes } from './features/health/routes';
+import { memberRoutes } from './features/members/routes';
+import { projectRoutes } from './features/projects/routes';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
+
+/** Every endpoint of the gateway, and the OpenAPI document generated from exactly that list. */
+export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: OpenApiDocument } {
+  let document: OpenApiDocument | undefined;
+  const routes: AnyRoute[] = [
+    ...authRoutes,
+    ...projectRoutes,
+    ...memberRoutes,
+    ...apiKeyRoutes,
+    ...healthRoutes,
+    ...docsRoutes(() => {
+      if (!document) throw new Error('OpenAPI document requested before it was built');
+      return document;
+    }),
+  ];
+  document = buildOpenApiDocument(routes, serverUrl);
+  return { routes, document };
+}

@@ -1,0 +1,88 @@
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, type Config, type Logger } from '@mailroom/core';
+import { createDatabase, resolveSecretKey } from '@mailroom/db';
+import { buildApp } from './app';
+import type { GatewayContext } from './context';
+import { createAccount } from './features/auth/accounts';
+import { createRateLimits } from './http/rate-limit';
+import { createMetrics } from './metrics';
+
+export interface RunningGateway {
+  server: Server;
+  /** The URL it listens on, e.g. http://127.0.0.1:3000. */
+  url: string;
+  ctx: GatewayContext;
+  stop(): Promise<void>;
+}
+
+// Let in-flight requests finish before connections are cut on shutdown.
+const DRAIN_MS = 10_000;
+
+/** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
+export async function startGateway(config: Readonly<Config>, options: { logger?: Logger; host?: string } = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel });
+  const db = createDatabase(config.databaseUrl);
+  const redis = createRedis(config.redisUrl, 'request');
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  // Both must answer at start; later outages are survived (requests answer 503 meanwhile).
+  const secretKey = await resolveSecretKey(db, config.secretKey).catch((err: unknown) => {
+    redis.disconnect();
+    throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
+  });
+  await redis.connect().catch(async (err: unknown) => {
+    redis.disconnect();
+    await db.$disconnect();
+    throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
+  });
+  let shuttingDown = false;
+  const ctx: GatewayContext = {
+    config,
+    db,
+    redis,
+    logger,
+    sessionKey: deriveKey(secretKey, 'session'),
+    rateLimits: createRateLimits(redis, config.queuePrefix, {
+      perSecond: config.rateLimitPerSecond,
+      loginPerMinute: config.loginRateLimitPerMinute,
+    }),
+    metrics: createMetrics(),
+    isShuttingDown: () => shuttingDown,
+  };
+  await bootstrapAdmin(ctx);
+
+  const server = buildApp(ctx).listen(config.apiPort, options.host ?? '0.0.0.0');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  logger.info({ url }, 'gateway listening');
+
+  return {
+    server,
+    url,
+    ctx,
+    async stop() {
+      shuttingDown = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
+      await closed;
+      clearTimeout(force);
+      redis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}
+
+/** ADMIN_EMAIL / ADMIN_PASSWORD: the first owner and project, created only while no user exists. */
+async function bootstrapAdmin(ctx: GatewayContext): Promise<void> {
+  const { adminEmail, adminPassword } = ctx.config;
+  if (!adminEmail || !adminPassword) return;
+  const created = await createAccount(
+    ctx.db,
+    { email: adminEmail.toLowerCase(), password: adminPassword, projectName: 'Default project' },
+    { allowSignup: true, firstUserOnly: true },
+  );
+  if (created) ctx.logger.info({ userId: created.user.id, projectId: created.project.id }, 'created the admin user and a first project');
+}
