@@ -10,5 +10,6 @@ module.exports = {
   // Prisma's generated client imports its siblings with a .ts suffix.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.ts$': '$1' },
   globalSetup: '<rootDir>/test/global-setup.ts',
+  reporters: ['default', '<rootDir>/test/summary-reporter.js'],
   testTimeout: 30_000,
 };

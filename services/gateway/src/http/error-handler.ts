@@ -15,6 +15,8 @@ const BODY_ERRORS: Record<string, () => MailroomError> = {
 /** Turns any error into the contract's JSON body. The one place HTTP errors are rendered. */
 export function toMailroomError(err: unknown): MailroomError {
   if (isMailroomError(err)) return err;
+  // The router could not decode a path parameter (%ZZ): no such resource can exist.
+  if (err instanceof URIError) return new MailroomError('not_found', 'The path is not valid URL encoding.');
   const type = (err as { type?: unknown } | null)?.type;
   if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type]();
   if (isUnavailableError(err)) return serviceUnavailable();

@@ -9,7 +9,7 @@ export type InputPart = 'body' | 'query' | 'path';
  * present but invalid one is 422 `validation_error`; either way the message names the field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   if (!issue) throw new MailroomError('validation_error', `The request ${part} is invalid.`);

@@ -1,6 +1,6 @@
 import type { OpenApiDocument } from './document';
 
-const escape = (value: unknown) =>
+const escapeHtml = (value: unknown) =>
   String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
 interface Operation {
@@ -26,23 +26,23 @@ export function renderDocsPage(document: OpenApiDocument): string {
       const auth = op.security?.length ? op.security.map((s) => Object.keys(s).join(' + ')).join(' or ') : 'none';
       const body = op.requestBody?.content?.['application/json']?.schema;
       const responses = Object.entries(op.responses ?? {})
-        .map(([code, r]) => `<li><code>${escape(code)}</code> ${escape(r.description ?? '')}</li>`)
+        .map(([code, r]) => `<li><code>${escapeHtml(code)}</code> ${escapeHtml(r.description ?? '')}</li>`)
         .join('');
       byTag.set(tag, [
         ...(byTag.get(tag) ?? []),
-        `<section id="${escape(op.operationId ?? path)}"><h3><span class="m">${escape(method.toUpperCase())}</span> <code>${escape(path)}</code></h3>
-<p>${escape(op.summary ?? '')}</p>${op.description ? `<p>${escape(op.description)}</p>` : ''}
-<p><b>Auth:</b> ${escape(auth)}</p>
-${body ? `<details><summary>Request body</summary><pre>${escape(JSON.stringify(body, null, 2))}</pre></details>` : ''}
+        `<section id="${escapeHtml(op.operationId ?? path)}"><h3><span class="m">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>
+<p>${escapeHtml(op.summary ?? '')}</p>${op.description ? `<p>${escapeHtml(op.description)}</p>` : ''}
+<p><b>Auth:</b> ${escapeHtml(auth)}</p>
+${body ? `<details><summary>Request body</summary><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre></details>` : ''}
 <ul>${responses}</ul></section>`,
       ]);
     }
   }
-  const sections = [...byTag].map(([tag, ops]) => `<h2>${escape(tag)}</h2>${ops.join('\n')}`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(document.info.title)}</title>
+  const sections = [...byTag].map(([tag, ops]) => `<h2>${escapeHtml(tag)}</h2>${ops.join('\n')}`).join('\n');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(document.info.title)}</title>
 <style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}section{border-top:1px solid #ddd;padding:.5rem 0}
 .m{font:bold 13px monospace;background:#eef;padding:2px 6px;border-radius:4px}pre{background:#f6f6f6;padding:.5rem;overflow:auto}</style></head>
-<body><h1>${escape(document.info.title)} ${escape(document.info.version)}</h1><p>${escape(document.info.description ?? '')}</p>
+<body><h1>${escapeHtml(document.info.title)} ${escapeHtml(document.info.version)}</h1><p>${escapeHtml(document.info.description ?? '')}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Schemas: see <code>components.schemas</code> there.</p>
 ${sections}</body></html>`;
 }

@@ -1,0 +1,102 @@
+import { createKey, signUp, startTestGateway, type TestGateway } from '../../../test/support/gateway';
+
+const errorBody = (name: string, statusCode: number) => ({ name, message: expect.any(String), statusCode });
+
+describe('HTTP errors are always the contract JSON', () => {
+  let t: TestGateway;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestGateway({ label: 'httperrors' });
+    const owner = await signUp(t.api);
+    token = (await createKey(owner.as)).token;
+  });
+  afterAll(() => t.close());
+
+  test('when the body is malformed JSON, then 400 invalid_json', async () => {
+    for (const rawBody of ['{"name": ', 'name=x', '']) {
+      const res = await t.api.request('POST', '/api-keys', { token, rawBody, headers: { 'content-type': 'application/json' } });
+      if (rawBody === '') {
+        // An empty body is an empty object: the missing field is named.
+        expect(res.body).toEqual(errorBody('missing_required_field', 422));
+      } else {
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual(errorBody('invalid_json', 400));
+      }
+    }
+  });
+
+  test('when the body is over 1 MB, then 413 payload_too_large and nothing is stored', async () => {
+    const res = await t.api.post('/api-keys', { name: 'x', padding: 'a'.repeat(1_100_000) }, { token });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual(errorBody('payload_too_large', 413));
+    expect((await t.api.get('/api-keys', { token })).body.data).toHaveLength(1);
+  });
+
+  test('when the path is unknown, then 404 not_found as JSON', async () => {
+    for (const path of ['/nope', '/projects/x/y/z', '/%E0%A4%A', '/api-keys/%ZZ']) {
+      const res = await t.api.get(path, { token });
+      expect(res.status).toBe(404);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.body).toEqual(errorBody('not_found', 404));
+    }
+  });
+
+  test('when the method is wrong, then 405 method_not_allowed with Allow', async () => {
+    const res = await t.api.request('PUT', '/projects', { token, body: {} });
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual(errorBody('method_not_allowed', 405));
+    expect(res.headers.get('allow')).toBe('POST, GET, HEAD');
+  });
+
+  test('when a query carries operator-like keys, then they are ignored rather than interpreted', async () => {
+    const res = await t.api.get('/api-keys?after[$gt]=x&limit[$ne]=1', { token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(1);
+  });
+
+  test('when hostile input arrives, then no answer is HTML or a stack trace', async () => {
+    const probes = [
+      t.api.request('POST', '/api-keys', { token, rawBody: '{"name":"x"}', headers: { 'content-type': 'application/json; charset=klingon' } }),
+      t.api.request('POST', '/api-keys', { token, rawBody: '{"name":"x"}', headers: { 'content-type': 'application/json', 'content-encoding': 'br0ken' } }),
+      t.api.request('POST', '/api-keys', { token, rawBody: '{"__proto__": {"admin": true}, "name": 5}' }),
+      t.api.get('/api-keys?limit=1&limit=2', { token }),
+      t.api.get(`/projects/${'x'.repeat(5000)}`, { token }),
+    ];
+    for (const res of await Promise.all(probes)) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      expect(res.headers.get('content-type')).toContain('application/json');
+      expect(res.text).not.toMatch(/<html|at .*\.ts:\d+/i);
+      expect(Object.keys(res.body).sort()).toEqual(['message', 'name', 'statusCode']);
+    }
+  });
+});
+
+describe('per-project rate limiting', () => {
+  let t: TestGateway;
+  let token: string;
+  beforeAll(async () => {
+    t = await startTestGateway({ label: 'ratelimit', env: { RATE_LIMIT_PER_SECOND: '5' } });
+    const owner = await signUp(t.api);
+    token = (await createKey(owner.as)).token;
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+  });
+  afterAll(() => t.close());
+
+  test('when a project sends too many requests, then 429 rate_limit_exceeded with ratelimit headers', async () => {
+    const results = await Promise.all(Array.from({ length: 12 }, () => t.api.get('/api-keys', { token })));
+    const limited = results.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(results.filter((r) => r.status === 200).length).toBeLessThanOrEqual(5);
+    const res = limited[0]!;
+    expect(res.body).toEqual(errorBody('rate_limit_exceeded', 429));
+    expect(res.headers.get('ratelimit-limit')).toBe('5');
+    expect(res.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(res.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const ok = results.find((r) => r.status === 200)!;
+    expect(ok.headers.get('ratelimit-limit')).toBe('5');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await t.api.get('/api-keys', { token })).status).toBe(200);
+  });
+});

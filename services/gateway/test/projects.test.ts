@@ -1,0 +1,79 @@
+import { createKey, signUp, startTestGateway, type TestGateway } from '../../../test/support/gateway';
+
+describe('projects and members', () => {
+  let t: TestGateway;
+  beforeAll(async () => {
+    t = await startTestGateway({ label: 'projects', env: { ALLOW_SIGNUP: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  test('when PATCH sets trackOpens and trackClicks, then they are stored (camelCase or snake_case)', async () => {
+    const owner = await signUp(t.api);
+    const res = await owner.as.patch(`/projects/${owner.projectId}`, { trackOpens: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: owner.projectId, trackOpens: true, trackClicks: false });
+    const { token } = await createKey(owner.as);
+    const snake = await t.api.patch(`/projects/${owner.projectId}`, { track_clicks: true, name: 'Renamed' }, { token });
+    expect(snake.body).toMatchObject({ trackOpens: true, trackClicks: true, name: 'Renamed' });
+    const row = await t.gateway.ctx.db.project.findUniqueOrThrow({ where: { id: owner.projectId } });
+    expect(row).toMatchObject({ trackOpens: true, trackClicks: true, name: 'Renamed' });
+  });
+
+  test('when a field has the wrong type, then 422 validation_error naming the field, and nothing changes', async () => {
+    const owner = await signUp(t.api);
+    for (const [field, value] of [['trackOpens', 'yes'], ['trackClicks', 1], ['name', '']] as const) {
+      const res = await owner.as.patch(`/projects/${owner.projectId}`, { [field]: value });
+      expect(res.status).toBe(422);
+      expect(res.body.name).toBe('validation_error');
+      expect(res.body.message).toContain(field);
+    }
+    const array = await owner.as.patch(`/projects/${owner.projectId}`, [1, 2]);
+    expect(array.status).toBe(422);
+    const row = await t.gateway.ctx.db.project.findUniqueOrThrow({ where: { id: owner.projectId } });
+    expect(row).toMatchObject({ trackOpens: false, trackClicks: false, name: 'Acme' });
+  });
+
+  test('when a required field is absent, then 422 missing_required_field naming it', async () => {
+    const owner = await signUp(t.api);
+    const res = await owner.as.post('/projects', {});
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ name: 'missing_required_field', message: expect.stringContaining('name'), statusCode: 422 });
+  });
+
+  test('when an owner manages members, then members are added, listed and removed, and the last owner stays', async () => {
+    const owner = await signUp(t.api);
+    const other = await signUp(t.api);
+    const added = await owner.as.post(`/projects/${owner.projectId}/members`, { email: other.email.toUpperCase(), role: 'member' });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ object: 'member', id: other.userId, email: other.email, role: 'member' });
+    expect((await owner.as.post(`/projects/${owner.projectId}/members`, { email: other.email })).status).toBe(409);
+    expect((await owner.as.post(`/projects/${owner.projectId}/members`, { email: 'ghost@example.com' })).status).toBe(404);
+
+    // A member may read the list but not manage it.
+    const asMember = t.api.as({ session: other.session });
+    const list = await asMember.get(`/projects/${owner.projectId}/members`);
+    expect(list.body.data.map((m: { id: string; role: string }) => [m.id, m.role])).toEqual([
+      [owner.userId, 'owner'],
+      [other.userId, 'member'],
+    ]);
+    expect((await asMember.delete(`/projects/${owner.projectId}/members/${owner.userId}`)).body.name).toBe('forbidden');
+
+    const lastOwner = await owner.as.delete(`/projects/${owner.projectId}/members/${owner.userId}`);
+    expect(lastOwner.status).toBe(409);
+    expect(lastOwner.body.name).toBe('conflict');
+
+    const removed = await owner.as.delete(`/projects/${owner.projectId}/members/${other.userId}`);
+    expect(removed.body).toEqual({ object: 'member', id: other.userId, deleted: true });
+    expect((await asMember.get(`/projects/${owner.projectId}`)).status).toBe(404);
+  });
+
+  test('when a full_access token manages members, then 403 forbidden (owner-only)', async () => {
+    const owner = await signUp(t.api);
+    const other = await signUp(t.api);
+    const { token } = await createKey(owner.as);
+    const res = await t.api.post(`/projects/${owner.projectId}/members`, { email: other.email }, { token });
+    expect(res.status).toBe(403);
+    expect(res.body.name).toBe('forbidden');
+    expect((await t.api.get(`/projects/${owner.projectId}/members`, { token })).status).toBe(200);
+  });
+});
