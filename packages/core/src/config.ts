@@ -62,6 +62,8 @@ const envSchema = z.object({
   LEASE_SECONDS: seconds.min(1).default(300),
   RECONCILE_INTERVAL_SECONDS: seconds.min(1).default(60),
   RATE_LIMIT_PER_SECOND: seconds.default(50),
+  // Emails one sender process works on at once (an extension of DESIGN §3).
+  SENDER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
   // Sign-in and sign-up attempts per client IP per minute (an extension of DESIGN §3).
   LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   METRICS_TOKEN: optional(z.string().min(1)),
@@ -98,6 +100,7 @@ export interface Config {
   leaseSeconds: number;
   reconcileIntervalSeconds: number;
   rateLimitPerSecond: number;
+  senderConcurrency: number;
   loginRateLimitPerMinute: number;
   metricsToken: string | undefined;
   inboundMaxMessageBytes: number;
@@ -148,6 +151,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     leaseSeconds: e.LEASE_SECONDS,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
     rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
+    senderConcurrency: e.SENDER_CONCURRENCY,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
     inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
 
 /** Purposes of the sub-keys derived from the master secret (DESIGN §3 SECRET_KEY). */
-export type KeyPurpose = 'session' | 'tracking' | 'encryption';
+export type KeyPurpose = 'session' | 'tracking' | 'encryption' | 'verp';
 
 /** HKDF-SHA256 of the master secret: one independent 32-byte key per purpose. */
 export function deriveKey(masterSecret: string, purpose: KeyPurpose): Buffer {

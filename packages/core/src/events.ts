@@ -16,3 +16,33 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** Sent only by `POST /webhooks/{id}/test`; never subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test' as const;
+
+/** The SMTP reply an outcome event carries. */
+export interface SmtpReplyData {
+  code: number | null;
+  enhanced_code: string | null;
+  message: string;
+}
+
+/** `data` of an event about sent mail: one recipient of one email (DESIGN §5). */
+export interface EmailEventData {
+  email_id: string;
+  from: string;
+  to: string[];
+  subject: string;
+  tags: { name: string; value: string }[];
+  recipient: string;
+  attempt?: number;
+  smtp?: SmtpReplyData;
+  bounce?: { type: 'hard' | 'soft' | 'policy'; code: string | null; message: string };
+  open?: { ip_address: string | null; user_agent: string | null };
+  click?: { link: string; ip_address: string | null; user_agent: string | null };
+}
+
+/** One event, in the single form used for the timeline and for webhook bodies. */
+export interface EventBody<Data = EmailEventData> {
+  id: string;
+  type: WebhookEventType | typeof TEST_EVENT_TYPE;
+  created_at: string;
+  data: Data;
+}

@@ -11,6 +11,9 @@ export const ID_PREFIX = {
   route: 'rt',
   event: 'evt',
   user: 'usr',
+  // Internal: never in the API, only inside VERP return paths.
+  recipient: 'rcpt',
+  attachment: 'att',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

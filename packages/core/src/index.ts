@@ -8,3 +8,6 @@ export * from './queue-catalog';
 export * from './redis';
 export * from './unavailable';
 export * from './run-service';
+export * from './network';
+export * from './delivery-status';
+export * from './send-queue';

@@ -1,5 +1,5 @@
 import { Queue, Worker, type ConnectionOptions, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 /**
  * One queue: its name, the schema of its payload and its retry policy. Declared once in
@@ -15,8 +15,35 @@ export function defineQueue<Schema extends z.ZodType>(definition: QueueDefinitio
   return Object.freeze(definition);
 }
 
-/** The catalog. Later features add their queues here (send, webhook delivery, inbound processing). */
-export const queues = {} satisfies Record<string, QueueDefinition<z.ZodType>>;
+/**
+ * The catalog. PostgreSQL holds the truth about every job: a lost job is found again by the
+ * reconciler, so finished jobs are not kept in Redis.
+ */
+export const queues = {
+  /** One email to work on: its due recipients are attempted. The job id carries the due time. */
+  send: defineQueue({
+    name: 'send',
+    payload: z.object({ emailId: z.string() }),
+    jobOptions: {
+      removeOnComplete: true,
+      removeOnFail: true,
+      // A job fails only when the worker itself broke (database down, crash); delivery
+      // outcomes are recorded, not thrown. Retry such failures a few times, then leave
+      // the email to the reconciler.
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 2_000 },
+    },
+  }),
+  /** Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker died. */
+  senderMaintenance: defineQueue({
+    name: 'sender-maintenance',
+    payload: z.object({ task: z.literal('reconcile') }),
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  }),
+} satisfies Record<string, QueueDefinition<z.ZodType>>;
+
+/** The job id of an email's send job, unique per due time so a retry is a new job. */
+export const sendJobId = (emailId: string, dueAt: Date) => `${emailId}-${dueAt.getTime()}`;
 
 export interface QueueConnection {
   connection: ConnectionOptions;

@@ -3,3 +3,6 @@ export { resolveSecretKey } from './settings';
 export { Prisma } from './generated/client';
 export type { ApiKey, Member, Project, User } from './generated/client';
 export { ApiKeyPermission, Role } from './generated/enums';
+export * from './emails';
+export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, IdempotencyKey } from './generated/client';
+export { DeliveryStatus as DeliveryStatusEnum, RecipientKind } from './generated/enums';

@@ -1,4 +1,4 @@
-import type { Config, Logger, Redis } from '@mailroom/core';
+import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
 import type { Database } from '@mailroom/db';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
@@ -13,6 +13,8 @@ export interface GatewayContext {
   /** HS256 key for console session tokens, derived from the master secret. */
   sessionKey: Uint8Array;
   rateLimits: RateLimits;
+  /** Where accepted emails are handed to the sender. */
+  sendQueue: SendQueue;
   metrics: Metrics;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;

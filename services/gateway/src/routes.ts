@@ -2,9 +2,11 @@ import type { AnyRoute } from './http/route';
 import { apiKeyRoutes } from './features/api-keys/routes';
 import { authRoutes } from './features/auth/routes';
 import { docsRoutes } from './features/docs/routes';
+import { emailRoutes } from './features/emails/routes';
 import { healthRoutes } from './features/health/routes';
 import { memberRoutes } from './features/members/routes';
 import { projectRoutes } from './features/projects/routes';
+import { suppressionRoutes } from './features/suppressions/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
 /** Every endpoint of the gateway, and the OpenAPI document generated from exactly that list. */
@@ -15,6 +17,8 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...projectRoutes,
     ...memberRoutes,
     ...apiKeyRoutes,
+    ...emailRoutes,
+    ...suppressionRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, type Config, type Logger } from '@mailroom/core';
+import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, SendQueue, type Config, type Logger } from '@mailroom/core';
 import { createDatabase, resolveSecretKey } from '@mailroom/db';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
@@ -48,6 +48,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
       loginPerMinute: config.loginRateLimitPerMinute,
     }),
     metrics: createMetrics(),
+    sendQueue: new SendQueue(redis, config.queuePrefix),
     isShuttingDown: () => shuttingDown,
   };
   await bootstrapAdmin(ctx);
@@ -69,6 +70,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await closed;
       clearTimeout(force);
+      await ctx.sendQueue.close().catch(() => undefined);
       redis.disconnect();
       await db.$disconnect();
     },

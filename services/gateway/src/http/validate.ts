@@ -17,7 +17,10 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part:
   if (field === '' && part === 'body') {
     throw new MailroomError('validation_error', 'The request body must be a JSON object.');
   }
-  const isMissing = issue.code === 'invalid_type' && (issue as { input?: unknown }).input === undefined;
+  // Rules that need a field among several (e.g. "html or text") mark their issue `missing`.
+  const isMissing =
+    ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && (issue as { input?: unknown }).input === undefined) ||
+    (issue.code === 'custom' && (issue as { params?: { missing?: boolean } }).params?.missing === true);
   if (isMissing) {
     throw new MailroomError('missing_required_field', `Missing required field \`${field}\` in the request ${part}.`);
   }

@@ -1,0 +1,111 @@
+import { DELIVERY_STATUSES } from '@mailroom/core';
+import { z } from 'zod';
+import { scopedProjectId } from '../../auth/auth-context';
+import type { GatewayContext } from '../../context';
+import { listQuery, toPage } from '../../http/pagination';
+import { defineRoute } from '../../http/route';
+import { idParams, listSchema } from '../../schemas/common';
+import { acceptEmails } from './accept-emails';
+import { cancelEmail, getEmail, listEmails } from './emails';
+import { hashRequest, readIdempotencyKey, type IdempotencyRequest } from './idempotency';
+import { emailSchema, emailSummarySchema, presentEmail, presentEmailSummary } from './present';
+import { batchSchema, sendEmailSchema } from './send-schema';
+import type { Request } from 'express';
+
+// DESIGN §4: request bodies are limited to 1 MB, except sends.
+const SEND_BODY_LIMIT = '40mb';
+const sendErrors = [
+  'invalid_json', 'invalid_idempotency_key', 'missing_api_key', 'invalid_api_key', 'invalid_session', 'forbidden',
+  'invalid_idempotent_request', 'concurrent_idempotent_requests', 'payload_too_large', 'validation_error',
+  'missing_required_field', 'rate_limit_exceeded',
+] as const;
+
+function idempotencyOf(req: Request, endpoint: IdempotencyRequest['endpoint'], body: unknown): IdempotencyRequest | null {
+  const key = readIdempotencyKey(req.get('idempotency-key'));
+  return key === null ? null : { endpoint, key, requestHash: hashRequest(body) };
+}
+
+const acceptDeps = (ctx: GatewayContext) => ({ db: ctx.db, sendQueue: ctx.sendQueue, logger: ctx.logger });
+
+export const emailRoutes = [
+  defineRoute({
+    method: 'post',
+    path: '/emails',
+    operationId: 'sendEmail',
+    summary: 'Send an email',
+    description:
+      'Answers once the email and its recipients are committed. With an `Idempotency-Key` (1–256 characters, kept 24 h per project), a repeat with the same body answers the original id and sends nothing; a different body is 409 `invalid_idempotent_request`; a repeat while the first is in flight is 409 `concurrent_idempotent_requests`.',
+    tag: 'Emails',
+    access: { kind: 'project', sending: true },
+    body: sendEmailSchema,
+    bodyLimit: SEND_BODY_LIMIT,
+    success: { status: 200, description: 'The email was accepted.', schema: z.object({ id: z.string() }) },
+    errors: [...sendErrors],
+    async handler({ body, auth, ctx, req }) {
+      const projectId = scopedProjectId(auth);
+      return acceptEmails(acceptDeps(ctx), projectId, [body], idempotencyOf(req, 'emails', req.body), ([id]) => ({ id: id ?? '' }));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/emails/batch',
+    operationId: 'sendEmailBatch',
+    summary: 'Send up to 100 emails at once',
+    description: 'A JSON array of sends, validated all-or-nothing: one invalid item refuses the whole batch and stores nothing.',
+    tag: 'Emails',
+    access: { kind: 'project', sending: true },
+    body: batchSchema,
+    bodyLimit: SEND_BODY_LIMIT,
+    success: { status: 200, description: 'Every email was accepted, in request order.', schema: z.object({ data: z.array(z.object({ id: z.string() })) }) },
+    errors: [...sendErrors],
+    async handler({ body, auth, ctx, req }) {
+      const projectId = scopedProjectId(auth);
+      return acceptEmails(acceptDeps(ctx), projectId, body, idempotencyOf(req, 'emails/batch', req.body), (ids) => ({ data: ids.map((id) => ({ id })) }));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/emails',
+    operationId: 'listEmails',
+    summary: 'List sent emails',
+    tag: 'Emails',
+    access: { kind: 'project' },
+    query: listQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() }),
+    success: { status: 200, description: 'Emails, newest first, without bodies and timelines.', schema: listSchema(emailSummarySchema) },
+    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'validation_error'],
+    async handler({ query, auth, ctx }) {
+      return toPage(await listEmails(ctx.db, scopedProjectId(auth), query), query, presentEmailSummary);
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/emails/{id}',
+    operationId: 'getEmail',
+    summary: 'Get an email with its recipients and timeline',
+    tag: 'Emails',
+    access: { kind: 'project' },
+    params: idParams,
+    success: { status: 200, description: 'The email.', schema: emailSchema },
+    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
+    async handler({ params, auth, ctx }) {
+      return presentEmail(await getEmail(ctx.db, scopedProjectId(auth), params.id));
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/emails/{id}/cancel',
+    operationId: 'cancelEmail',
+    summary: 'Cancel a scheduled email',
+    description: 'Only an email still `scheduled` can be canceled; anything else is 409 `conflict`.',
+    tag: 'Emails',
+    access: { kind: 'project' },
+    params: idParams,
+    success: { status: 200, description: 'The canceled email.', schema: emailSchema },
+    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict'],
+    async handler({ params, auth, ctx }) {
+      const projectId = scopedProjectId(auth);
+      await cancelEmail(ctx.db, projectId, params.id);
+      return presentEmail(await getEmail(ctx.db, projectId, params.id));
+    },
+  }),
+];

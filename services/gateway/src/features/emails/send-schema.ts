@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { MAX_RECIPIENTS, mailboxField, mailboxListField, parseMailbox } from './addresses';
+
+/** Headers Mailroom sets itself; a caller may not (DESIGN §4 "Send"). Lower-cased. */
+export const RESERVED_HEADERS = new Set(
+  [
+    'From', 'To', 'Cc', 'Bcc', 'Subject', 'Reply-To', 'Sender', 'Date', 'Message-ID', 'Return-Path', 'Received',
+    'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding', 'DKIM-Signature',
+  ].map((h) => h.toLowerCase()),
+);
+
+const MAX_TAGS = 75;
+const noLineBreaks = (value: string) => !/[\r\n]/.test(value);
+const NO_LINE_BREAKS = 'must not contain CR or LF';
+const HEADER_NAME = /^[!-9;-~]{1,76}$/; // RFC 5322 field name: printable ASCII except ":"
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
+
+const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS)).superRefine((headers, ctx) => {
+  for (const name of Object.keys(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name (printable ASCII, no colon or spaces)' });
+    } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is set by Mailroom and cannot be overridden' });
+    }
+  }
+});
+
+/** Attachment content: base64 text, or Node's `{"type":"Buffer","data":[…]}` JSON form. */
+const contentField = z.union([
+  z
+    .string()
+    .transform((s) => s.replace(/\s+/g, ''))
+    .refine((s) => BASE64.test(s), 'must be base64')
+    .transform((s) => Buffer.from(s, 'base64')),
+  z.object({ type: z.literal('Buffer'), data: z.array(z.number().int().min(0).max(255)) }).transform((b) => Buffer.from(b.data)),
+]);
+
+const attachmentField = z.object({
+  filename: z.string().min(1).max(255).refine(noLineBreaks, NO_LINE_BREAKS),
+  content: contentField,
+  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as "application/pdf"').optional(),
+  contentId: z.string().min(1).max(255).regex(/^[^\s<>]+$/, 'must not contain spaces or angle brackets').optional(),
+});
+
+const tagField = z.object({
+  name: z.string().regex(TAG_PART, 'may contain only ASCII letters, digits, "_" and "-" (1–256 characters)'),
+  value: z.string().regex(TAG_PART, 'may contain only ASCII letters, digits, "_" and "-" (1–256 characters)'),
+});
+
+/** One send, as `POST /emails` takes it and each item of `POST /emails/batch`. */
+export const sendEmailSchema = z
+  .object({
+    from: mailboxField,
+    to: mailboxListField,
+    cc: mailboxListField.optional(),
+    bcc: mailboxListField.optional(),
+    replyTo: mailboxListField.optional(),
+    subject: z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS),
+    html: z.string().optional(),
+    text: z.string().optional(),
+    headers: headersField.optional(),
+    attachments: z.array(attachmentField).max(100).optional(),
+    tags: z.array(tagField).max(MAX_TAGS, `at most ${MAX_TAGS} tags`).optional(),
+    scheduledAt: z
+      .iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, such as "2026-12-01T09:00:00Z"' })
+      .transform((s) => new Date(s))
+      .refine((d) => d.getTime() > Date.now(), 'must be in the future')
+      .optional(),
+    trackOpens: z.boolean().optional(),
+    trackClicks: z.boolean().optional(),
+  })
+  .superRefine((send, ctx) => {
+    if (send.html === undefined && send.text === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['html'], message: 'html or text is required', params: { missing: true } });
+    }
+    const total = send.to.length + (send.cc?.length ?? 0) + (send.bcc?.length ?? 0);
+    if (total > MAX_RECIPIENTS) {
+      ctx.addIssue({ code: 'custom', path: ['to'], message: `to, cc and bcc together may hold at most ${MAX_RECIPIENTS} addresses (got ${total})` });
+    }
+    if (send.to.length === 0) ctx.addIssue({ code: 'custom', path: ['to'], message: 'needs at least one address' });
+  })
+  .meta({ id: 'SendEmailRequest' });
+
+export type SendEmail = z.output<typeof sendEmailSchema>;
+
+export const batchSchema = z.array(sendEmailSchema).min(1, 'needs at least one email').max(100, 'at most 100 emails per batch');
+
+/** Bare addresses of a mailbox list, de-duplicated case-insensitively, first spelling kept. */
+export function addressesOf(values: readonly string[] | undefined): string[] {
+  return (values ?? []).map((v) => parseMailbox(v)?.address ?? v);
+}

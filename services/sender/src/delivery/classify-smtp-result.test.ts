@@ -1,0 +1,124 @@
+import { classifyReply, classifySmtpResult, isNextHopFailure } from './classify-smtp-result';
+
+/** An error shaped like the ones nodemailer 10 hands to sendMail's caller. */
+function smtpError(fields: { code: string; response?: string; command?: string; message?: string; originalCode?: string }) {
+  const responseCode = fields.response ? Number(fields.response.slice(0, 3)) : undefined;
+  const message = (fields.message ?? 'Failed') + (fields.response ? `: ${fields.response}` : '');
+  return Object.assign(new Error(message), { ...fields, responseCode, permanent: responseCode ? responseCode >= 500 : undefined });
+}
+
+const rejected = (response: string, command = 'RCPT TO', code = 'EENVELOPE') =>
+  classifySmtpResult({ ok: false, error: smtpError({ code, response, command }) });
+
+describe('classifySmtpResult', () => {
+  it('when the server answered 250 after DATA, then it is delivered with the parsed reply and host', () => {
+    expect(classifySmtpResult({ ok: true, response: '250 2.0.0 Ok: queued as ABC', host: 'mx.example.test' })).toEqual({
+      kind: 'delivered',
+      smtp: { code: 250, enhancedCode: '2.0.0', message: 'Ok: queued as ABC' },
+      host: 'mx.example.test',
+    });
+  });
+
+  it('when RCPT gets 451 with a retry hint, then it is deferred with the hinted delay', () => {
+    expect(rejected('451 4.7.1 Greylisted, try again in 120 seconds')).toEqual({
+      kind: 'deferred',
+      smtp: { code: 451, enhancedCode: '4.7.1', message: 'Greylisted, try again in 120 seconds' },
+      error: 'Failed: 451 4.7.1 Greylisted, try again in 120 seconds',
+      retryAfterSeconds: 120,
+    });
+  });
+
+  it('when RCPT gets 450 without a hint, then it is deferred with no delay', () => {
+    expect(rejected('450 4.2.1 Mailbox busy')).toMatchObject({ kind: 'deferred', retryAfterSeconds: null });
+  });
+
+  it.each([
+    ['550 5.1.1 No such user', 'hard', true],
+    ['550 5.1.2 Bad destination system', 'hard', true],
+    ['550 5.7.1 Rejected by policy', 'policy', false],
+    ['554 5.7.26 Unauthenticated mail is prohibited (DMARC)', 'policy', false],
+    ['552 5.2.2 Mailbox full', 'soft', false],
+    ['552 5.3.4 Message too big', 'soft', false],
+    ['554 5.6.0 Message content rejected', 'hard', false],
+    ['550 Requested action not taken', 'hard', false],
+    ['550 5.1.7 Bad sender address syntax', 'hard', false],
+  ])('when RCPT gets "%s", then it bounces %s with suppress %s', (response, bounceType, suppress) => {
+    expect(rejected(response)).toMatchObject({ kind: 'bounced', bounceType, suppress });
+  });
+
+  it('when MAIL FROM is refused with a 5.1.x code, then it bounces without suppressing the recipient', () => {
+    expect(rejected('550 5.1.0 Sender rejected', 'MAIL FROM')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: false });
+  });
+
+  it('when the reply to DATA is a 5xx (EMESSAGE), then it is classified like any other 5xx', () => {
+    expect(rejected('550 5.1.1 User unknown', 'DATA', 'EMESSAGE')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true });
+  });
+
+  it('when the server answers 503 (bad sequence), then it is deferred: a new session can succeed', () => {
+    expect(rejected('503 5.5.1 Error: need MAIL command')).toMatchObject({ kind: 'deferred' });
+  });
+
+  it('when the greeting is a 554, then it is deferred: it says nothing about the recipient', () => {
+    const error = smtpError({ code: 'EPROTOCOL', response: '554 5.7.1 No SMTP service here', command: 'CONN', message: 'Invalid greeting' });
+    expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'deferred', smtp: { code: 554 } });
+  });
+
+  it('when the smarthost refuses our credentials, then it is deferred', () => {
+    const error = smtpError({ code: 'EAUTH', response: '535 5.7.8 Authentication credentials invalid', command: 'AUTH PLAIN' });
+    expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'deferred', smtp: { code: 535 } });
+  });
+
+  it('when the connection was refused, then it is deferred without a reply', () => {
+    const error = smtpError({ code: 'ESOCKET', command: 'CONN', message: 'connect ECONNREFUSED 127.0.0.1:25', originalCode: 'ECONNREFUSED' });
+    expect(classifySmtpResult({ ok: false, error })).toEqual({
+      kind: 'deferred',
+      smtp: null,
+      error: 'ESOCKET: connect ECONNREFUSED 127.0.0.1:25',
+      retryAfterSeconds: null,
+    });
+  });
+
+  it('when the server closed with 421, then it is deferred with the reply', () => {
+    const error = smtpError({ code: 'ECONNECTION', response: '421 4.3.2 Shutting down, try again in 5 min', command: 'CONN' });
+    expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'deferred', smtp: { code: 421 }, retryAfterSeconds: 300 });
+  });
+
+  it('when nodemailer refuses the recipient address itself, then it bounces hard with 5.1.3 and suppresses', () => {
+    const error = smtpError({ code: 'EENVELOPE', command: 'API', message: 'Invalid recipient "a<b@example.test"' });
+    expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true, smtp: { enhancedCode: '5.1.3' } });
+  });
+
+  it('when the message is larger than the SIZE the server advertised, then it bounces soft', () => {
+    const error = smtpError({ code: 'EMESSAGE', command: 'MAIL FROM', message: 'Message size larger than allowed 1000' });
+    expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { enhancedCode: '5.3.4' } });
+  });
+
+  it('when something that is not an Error was thrown, then it is deferred with its text', () => {
+    expect(classifySmtpResult({ ok: false, error: 'boom' })).toEqual({ kind: 'deferred', smtp: null, error: 'boom', retryAfterSeconds: null });
+  });
+});
+
+describe('classifyReply', () => {
+  it('when a made-up reply has no basic code, then its enhanced code decides', () => {
+    expect(classifyReply({ code: null, enhancedCode: '5.1.10', message: 'null MX' }, 'null MX')).toMatchObject({
+      kind: 'bounced',
+      bounceType: 'hard',
+      suppress: true,
+    });
+  });
+});
+
+describe('isNextHopFailure', () => {
+  it.each([
+    ['a refused connection', true, { code: 'ESOCKET', command: 'CONN' }],
+    ['a timeout', true, { code: 'ETIMEDOUT', command: 'CONN' }],
+    ['a 421 at RCPT', true, { code: 'EENVELOPE', response: '421 4.3.2 Closing', command: 'RCPT TO' }],
+    ['a 554 greeting', true, { code: 'EPROTOCOL', response: '554 No service', command: 'CONN' }],
+    ['a 550 at RCPT', false, { code: 'EENVELOPE', response: '550 5.1.1 Unknown', command: 'RCPT TO' }],
+    ['a 451 at RCPT', false, { code: 'EENVELOPE', response: '451 4.7.1 Later', command: 'RCPT TO' }],
+    ['our own deadline', false, { code: 'EABORT' }],
+    ['an invalid recipient', false, { code: 'EENVELOPE', command: 'API' }],
+  ])('when the attempt failed with %s, then trying the next host is %s', (_name, expected, fields) => {
+    expect(isNextHopFailure(smtpError(fields))).toBe(expected);
+  });
+});

@@ -1,0 +1,129 @@
+import type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
+import { parseRetryAfterSeconds } from './parse-retry-after';
+import { parseSmtpReply } from './parse-smtp-reply';
+
+/** The end of one SMTP transaction as nodemailer reports it. */
+export type SmtpResult =
+  /** sendMail resolved: `response` is the final reply to DATA, `host` the next hop's name. */
+  | { ok: true; response: string; host: string }
+  /** sendMail rejected (or the attempt failed before it), with whatever was thrown. */
+  | { ok: false; error: unknown };
+
+/** The fields nodemailer puts on its errors (`NodemailerError`), all optional. */
+interface SmtpErrorFields {
+  message?: unknown;
+  code?: unknown;
+  response?: unknown;
+  responseCode?: unknown;
+  command?: unknown;
+}
+
+// Steps before MAIL FROM, as nodemailer names them in `err.command` ('CONN' covers the greeting
+// and socket-level failures at any time). A failure there is about the next hop, not the message.
+const SESSION_SETUP_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'LHLO', 'STARTTLS']);
+// Our credentials were refused by the smarthost: an operator must fix it, no recipient is at fault.
+const AUTH_ERROR_CODES = new Set(['EAUTH', 'ENOAUTH']);
+
+function errorFields(error: unknown): SmtpErrorFields {
+  return typeof error === 'object' && error !== null ? (error as SmtpErrorFields) : {};
+}
+
+/**
+ * True when an attempt failed because of the next hop rather than the message: no connection,
+ * a timeout or dropped connection, a refused greeting, EHLO or STARTTLS, or a 421 (service
+ * closing). Direct delivery then tries the next MX address.
+ */
+export function isNextHopFailure(error: unknown): boolean {
+  const fields = errorFields(error);
+  // EABORT is our own deadline; 'API' errors are nodemailer refusing the input, anywhere.
+  if (fields.code === 'EABORT' || fields.command === 'API') return false;
+  if (typeof fields.responseCode !== 'number') return true;
+  return fields.responseCode === 421 || SESSION_SETUP_COMMANDS.has(String(fields.command));
+}
+
+/**
+ * Turns the result of one SMTP transaction into a delivery outcome. This is the one place
+ * that decides between delivered, deferred (retry later) and bounced (give up), and whether
+ * a bounce suppresses the address:
+ *
+ * - 2xx after DATA → delivered.
+ * - 4xx, and failures without a reply (connection refused, timeouts, TLS, DNS) → deferred,
+ *   with `retryAfterSeconds` when the reply asks for a delay ("try again in 120 seconds").
+ * - 5xx → bounced: enhanced 5.1.x → hard and suppressed (no such mailbox or domain), except
+ *   5.1.7/5.1.8 and any rejection of MAIL FROM, which are about our sender, not the recipient;
+ *   5.7.x → policy; 5.2.x and 5.3.x → soft; anything else → hard, not suppressed.
+ * - 503 (bad sequence of commands) → deferred: it says the session was in the wrong state,
+ *   not that the message was refused, so a new session can succeed.
+ * - Any reply refusing the session itself (greeting, EHLO, STARTTLS) or our smarthost
+ *   credentials → deferred, whatever its code: it is not about this recipient.
+ */
+export function classifySmtpResult(result: SmtpResult): DeliveryOutcome {
+  if (result.ok) {
+    return { kind: 'delivered', smtp: parseSmtpReply(result.response), host: result.host };
+  }
+  const error = errorFields(result.error);
+  const message = typeof error.message === 'string' ? error.message : String(result.error);
+  const code = typeof error.code === 'string' ? error.code : null;
+  const response = typeof error.response === 'string' ? error.response : null;
+
+  if (response !== null) {
+    const reply = parseSmtpReply(response);
+    if (reply.code === null && typeof error.responseCode === 'number') reply.code = error.responseCode;
+    if (SESSION_SETUP_COMMANDS.has(String(error.command)) || AUTH_ERROR_CODES.has(code ?? '')) {
+      // Even a 5xx greeting or a refused login says nothing about this recipient or message.
+      return { kind: 'deferred', smtp: reply, error: message, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
+    }
+    return classifyReply(reply, message, { senderRejected: error.command === 'MAIL FROM' });
+  }
+
+  // nodemailer refused the envelope itself, before any server saw it.
+  if (code === 'EENVELOPE' && message.startsWith('Invalid recipient')) {
+    return classifyReply({ code: null, enhancedCode: '5.1.3', message: 'Recipient address is not valid' }, message);
+  }
+  // The server advertised a SIZE limit smaller than the message.
+  if (code === 'EMESSAGE' && message.startsWith('Message size larger than allowed')) {
+    return classifyReply({ code: null, enhancedCode: '5.3.4', message }, message);
+  }
+  return { kind: 'deferred', smtp: null, error: code ? `${code}: ${message}` : message, retryAfterSeconds: null };
+}
+
+/**
+ * Classifies a reply by its codes; also used for replies Mailroom makes up itself (NXDOMAIN,
+ * null MX), which have no basic code and are permanent by their enhanced code's class.
+ */
+export function classifyReply(
+  reply: SmtpReply,
+  error: string,
+  context: { senderRejected?: boolean } = {},
+): DeliveryOutcome {
+  const replyClass = reply.code !== null ? Math.floor(reply.code / 100) : Number(reply.enhancedCode?.charAt(0));
+  if (replyClass === 2) {
+    // Only an error path gets here with a 2xx, e.g. 250 where 354 was expected.
+    return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: null };
+  }
+  if (replyClass !== 5 || reply.code === 503) {
+    return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
+  }
+  const { bounceType, suppress } = bounceClass(reply.enhancedCode, context.senderRejected === true);
+  return { kind: 'bounced', smtp: reply, bounceType, suppress };
+}
+
+// Enhanced codes whose subject is addressing (X.1.*) but whose detail is about the sender.
+const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
+
+function bounceClass(enhancedCode: string | null, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
+  const [, subject, detail] = (enhancedCode ?? '').split('.');
+  switch (subject) {
+    case '1': {
+      const aboutSender = senderRejected || SENDER_ADDRESS_DETAILS.has(detail ?? '');
+      return { bounceType: 'hard', suppress: !aboutSender };
+    }
+    case '7':
+      return { bounceType: 'policy', suppress: false };
+    case '2':
+    case '3':
+      return { bounceType: 'soft', suppress: false };
+    default:
+      return { bounceType: 'hard', suppress: false };
+  }
+}

@@ -1,0 +1,216 @@
+import type { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Logger } from '@mailroom/core';
+import type { SMTPPoolOptions } from 'nodemailer';
+import { classifyReply, classifySmtpResult, isNextHopFailure, type SmtpResult } from './classify-smtp-result';
+import { createResolver, DEFAULT_DNS_TIMEOUT_MS } from './create-resolver';
+import type { DeliveryOutcome } from './outcome';
+import { type MxHost, resolveMxRoute } from './resolve-mx';
+import { parseSmarthostUrl, type SmarthostUrl } from './smarthost-url';
+import { type PooledTransport, TransportPool } from './transport-pool';
+
+/** What a {@link Deliverer} needs; see DESIGN.md §3 for the variables behind them. */
+export interface DelivererOptions {
+  /** Smarthost `smtp[s]://user:pass@host:port` (OUTBOUND_SMTP_URL); unset = direct MX delivery. */
+  outboundSmtpUrl?: string | undefined;
+  /** Port for direct MX delivery (MX_PORT). */
+  mxPort: number;
+  /** DNS servers for MX lookups, `ip`, `ip:port` or `[v6]:port` (DNS_SERVERS); unset = system resolvers. */
+  dnsServers?: string[] | undefined;
+  /** Deliver to MX hosts on private, loopback or link-local addresses (ALLOW_PRIVATE_NETWORKS). */
+  allowPrivateNetworks: boolean;
+  /** Name sent with EHLO. */
+  heloName: string;
+  logger: Logger;
+  /** Budget for connecting, the greeting and STARTTLS, in ms. Default 30 s. */
+  connectionTimeoutMs?: number;
+  /** Budget for one whole delivery (DNS excepted), every MX tried included, in ms. Default 10 min. */
+  totalTimeoutMs?: number;
+  /** Wait per DNS query attempt, in ms (c-ares tries twice). Default 5 s. */
+  dnsTimeoutMs?: number;
+  /** Pooled connections per next-hop host. Default 5. */
+  maxConnectionsPerHost?: number;
+}
+
+/** One message for one recipient; `raw` is the complete RFC 5322 message, shared, never copied. */
+export interface DeliveryRequest {
+  envelopeFrom: string;
+  recipient: string;
+  raw: Buffer;
+}
+
+const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
+const DEFAULT_TOTAL_TIMEOUT_MS = 10 * 60_000;
+// Inactivity allowed once connected (RFC 5321 §4.5.3.2 asks servers for up to 10 min after DATA).
+const SOCKET_TIMEOUT_MS = 5 * 60_000;
+const DEFAULT_MAX_CONNECTIONS_PER_HOST = 5;
+// Messages per connection before it is replaced, bounding what one session carries.
+const MAX_MESSAGES_PER_CONNECTION = 100;
+// A message is put back once when a reused connection turns out to be dead before any byte was sent.
+const MAX_REQUEUES = 1;
+// Idle pooled connections are closed after this, well below the 5 min servers may wait (RFC 5321).
+const IDLE_CONNECTION_MS = 60_000;
+// Next-hop pools kept open at once (per IP, port and TLS name).
+const MAX_CACHED_TRANSPORTS = 500;
+// Addresses tried per delivery across all MX hosts (Postfix's smtp_mx_address_limit is 5).
+const MAX_ADDRESS_ATTEMPTS = 5;
+
+/**
+ * Delivers one raw message to one recipient in one SMTP transaction, through the smarthost
+ * when configured, else directly to the recipient domain's MX hosts, and says what happened.
+ * Connections are pooled per next hop and shared by concurrent calls.
+ *
+ * Direct delivery uses opportunistic STARTTLS without certificate checks, as MTAs do (MX
+ * certificates rarely match), and plaintext only when STARTTLS is not offered (or refused
+ * with a non-2xx reply). A smarthost's certificate is verified (credentials travel over it)
+ * unless its URL says `?tls.rejectUnauthorized=false`.
+ */
+export class Deliverer {
+  private readonly log: Logger;
+  private readonly transports: TransportPool;
+  private readonly smarthost: SmarthostUrl | null;
+  private readonly resolver: Resolver | null;
+  private readonly connectionTimeoutMs: number;
+  private readonly totalTimeoutMs: number;
+  private readonly maxConnections: number;
+  private closed = false;
+
+  constructor(private readonly options: DelivererOptions) {
+    this.log = options.logger.child({ component: 'delivery' });
+    this.smarthost = options.outboundSmtpUrl ? parseSmarthostUrl(options.outboundSmtpUrl) : null;
+    this.resolver = this.smarthost
+      ? null
+      : createResolver(options.dnsServers, options.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
+    this.connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
+    this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
+    this.maxConnections = options.maxConnectionsPerHost ?? DEFAULT_MAX_CONNECTIONS_PER_HOST;
+    this.transports = new TransportPool({ maxTransports: MAX_CACHED_TRANSPORTS, logger: this.log });
+    this.log.info(
+      this.smarthost ? { mode: 'smarthost', smarthost: this.smarthost.redacted } : { mode: 'direct', mxPort: options.mxPort },
+      'delivery configured',
+    );
+  }
+
+  /**
+   * Delivers `message.raw` to `message.recipient` and classifies the result. Resolves with
+   * an outcome for every delivery problem (DNS, connection, SMTP replies, timeouts); throws
+   * only when called after {@link Deliverer.close}.
+   */
+  async deliver(message: DeliveryRequest): Promise<DeliveryOutcome> {
+    if (this.closed) throw new Error('Deliverer.deliver called after close()');
+    const startedAt = Date.now();
+    const signal = AbortSignal.timeout(this.totalTimeoutMs);
+    const outcome = this.smarthost
+      ? await this.viaSmarthost(this.smarthost, message, signal)
+      : await this.direct(message, signal);
+    this.log.info(
+      {
+        recipient: message.recipient,
+        outcome: outcome.kind,
+        host: outcome.kind === 'delivered' ? outcome.host : undefined,
+        code: outcome.smtp?.code ?? null,
+        enhancedCode: outcome.smtp?.enhancedCode ?? null,
+        bounceType: outcome.kind === 'bounced' ? outcome.bounceType : undefined,
+        error: outcome.kind === 'deferred' ? outcome.error : undefined,
+        bytes: message.raw.length,
+        durationMs: Date.now() - startedAt,
+      },
+      'delivery attempt finished',
+    );
+    return outcome;
+  }
+
+  /** Closes pooled connections. Await in-flight deliveries first: queued sends would fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.transports.close();
+  }
+
+  private async viaSmarthost(smarthost: SmarthostUrl, message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const transport = this.transports.get('smarthost', () => ({
+      ...this.commonTransportOptions(),
+      // nodemailer reads host, port, secure, credentials and tls.* query options from the URL.
+      url: smarthost.url,
+    }));
+    return classifySmtpResult(await send(transport, message, signal, smarthost.host));
+  }
+
+  private async direct(message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+    const resolver = this.resolver as Resolver;
+    const at = message.recipient.lastIndexOf('@');
+    const domain = at > 0 ? message.recipient.slice(at + 1) : '';
+    if (!domain) {
+      const text = 'Recipient address has no domain';
+      return classifyReply({ code: null, enhancedCode: '5.1.3', message: text }, text);
+    }
+    const route = await resolveMxRoute(domain, { resolver, allowPrivateNetworks: this.options.allowPrivateNetworks });
+    if (route.kind === 'outcome') return route.outcome;
+
+    let last: DeliveryOutcome | null = null;
+    for (const [host, address] of attemptOrder(route.hosts)) {
+      if (this.closed || signal.aborted) break;
+      const transport = this.transports.get(`${address}|${this.options.mxPort}|${host.name}`, () =>
+        this.mxTransportOptions(host.name, address),
+      );
+      const result = await send(transport, message, signal, host.name);
+      const outcome = classifySmtpResult(result);
+      if (result.ok || !isNextHopFailure(result.error)) return outcome;
+      this.log.debug({ recipient: message.recipient, host: host.name, address, outcome }, 'next hop failed, trying the next');
+      last = outcome.kind === 'deferred' ? { ...outcome, error: `${host.name} [${address}]: ${outcome.error}` } : outcome;
+    }
+    return (
+      last ?? {
+        kind: 'deferred',
+        smtp: null,
+        error: signal.aborted ? 'Delivery timed out' : 'Delivery stopped: the deliverer is closing',
+        retryAfterSeconds: null,
+      }
+    );
+  }
+
+  private mxTransportOptions(hostName: string, address: string): SMTPPoolOptions {
+    return {
+      ...this.commonTransportOptions(),
+      host: address,
+      port: this.options.mxPort,
+      secure: false,
+      // The connection goes to the IP we checked; TLS still names the MX host.
+      servername: isIP(hostName) ? undefined : hostName,
+      opportunisticTLS: true,
+      tls: { rejectUnauthorized: false },
+    };
+  }
+
+  private commonTransportOptions(): SMTPPoolOptions {
+    return {
+      name: this.options.heloName,
+      connectionTimeout: this.connectionTimeoutMs,
+      greetingTimeout: this.connectionTimeoutMs,
+      socketTimeout: Math.min(SOCKET_TIMEOUT_MS, this.totalTimeoutMs),
+      maxConnections: this.maxConnections,
+      maxMessages: MAX_MESSAGES_PER_CONNECTION,
+      maxRequeues: MAX_REQUEUES,
+      idleTimeout: IDLE_CONNECTION_MS,
+      logger: false,
+    };
+  }
+}
+
+/** (host, address) pairs in preference order, at most MAX_ADDRESS_ATTEMPTS of them. */
+function attemptOrder(hosts: MxHost[]): Array<[MxHost, string]> {
+  return hosts.flatMap((host) => host.addresses.map((address): [MxHost, string] => [host, address])).slice(0, MAX_ADDRESS_ATTEMPTS);
+}
+
+async function send(transport: PooledTransport, message: DeliveryRequest, signal: AbortSignal, host: string): Promise<SmtpResult> {
+  try {
+    const info = await transport.sendMail({
+      envelope: { from: message.envelopeFrom, to: [message.recipient] },
+      // The caller's Buffer is streamed as is: no copy per recipient.
+      raw: message.raw,
+      signal,
+    });
+    return { ok: true, response: info.response, host };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}

@@ -1,0 +1,109 @@
+import { hostname } from 'node:os';
+import {
+  createLogger,
+  createRedis,
+  DependencyUnavailableError,
+  deriveKey,
+  isUnavailableError,
+  openQueue,
+  openWorker,
+  queues,
+  SendQueue,
+  type Config,
+  type Logger,
+} from '@mailroom/core';
+import { createDatabase, resolveSecretKey } from '@mailroom/db';
+import type { Worker } from 'bullmq';
+import { Deliverer } from './delivery';
+import { EmailClaims } from './email-claims';
+import { processEmail, type ProcessEmailDeps } from './process-email';
+import { reconcileSends } from './reconciler';
+import { Verp } from './verp';
+
+export interface RunningSender {
+  worker: Worker;
+  deps: ProcessEmailDeps;
+  /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
+  reconcile(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+// BullMQ's own lock on an active job: no longer than our lease, so a dead worker's job is
+// handed back about when its lease expires.
+const MAX_LOCK_MS = 30_000;
+
+/** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
+export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
+  const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel });
+  const db = createDatabase(config.databaseUrl, { poolSize: Math.min(50, config.senderConcurrency + 5) });
+  const secretKey = await resolveSecretKey(db, config.secretKey).catch((err: unknown) => {
+    throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
+  });
+  const producerRedis = createRedis(config.redisUrl, 'request');
+  const workerRedis = createRedis(config.redisUrl, 'worker');
+  for (const r of [producerRedis, workerRedis]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  await producerRedis.connect().catch(async (err: unknown) => {
+    producerRedis.disconnect();
+    await db.$disconnect();
+    throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
+  });
+
+  const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
+  const deps: ProcessEmailDeps = {
+    db,
+    claims: new EmailClaims(db, owner, config.leaseSeconds),
+    deliverer: new Deliverer({
+      outboundSmtpUrl: config.outboundSmtpUrl,
+      mxPort: config.mxPort,
+      dnsServers: config.dnsServers,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      heloName: hostname(),
+      logger: logger.child({ component: 'delivery' }),
+    }),
+    verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain),
+    sendQueue,
+    logger: logger.child({ component: 'send' }),
+    smtpRetrySchedule: config.smtpRetrySchedule,
+    leaseSeconds: config.leaseSeconds,
+  };
+  const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
+  const connection = { connection: workerRedis, prefix: config.queuePrefix };
+
+  const worker = openWorker(queues.send, (payload) => processEmail(deps, payload.emailId), {
+    ...connection,
+    concurrency: config.senderConcurrency,
+    lockDuration,
+    stalledInterval: lockDuration,
+  });
+  worker.on('failed', (job, err) => logger.error({ err, emailId: job?.data.emailId }, 'send job failed'));
+
+  const reconcile = () => reconcileSends(db, sendQueue, logger.child({ component: 'reconciler' }));
+  const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
+  // One scheduler for all senders: each tick is one job, so one sender reconciles at a time.
+  await maintenance.queue.upsertJobScheduler(
+    'reconcile',
+    { every: config.reconcileIntervalSeconds * 1000 },
+    { name: queues.senderMaintenance.name, data: { task: 'reconcile' }, opts: queues.senderMaintenance.jobOptions },
+  );
+  const maintenanceWorker = openWorker(queues.senderMaintenance, () => reconcile(), { ...connection, concurrency: 1 });
+
+  void worker.run();
+  void maintenanceWorker.run();
+  await worker.waitUntilReady();
+  logger.info({ concurrency: config.senderConcurrency, mode: config.outboundSmtpUrl ? 'smarthost' : 'direct MX' }, 'sender started');
+
+  return {
+    worker,
+    deps,
+    reconcile,
+    async stop() {
+      // Finishes the jobs in hand; no new ones are taken.
+      await Promise.all([worker.close(), maintenanceWorker.close()]);
+      await Promise.all([maintenance.close(), sendQueue.close(), deps.deliverer.close()]);
+      workerRedis.disconnect();
+      producerRedis.disconnect();
+      await db.$disconnect();
+    },
+  };
+}
