@@ -68,8 +68,7 @@ const MAX_ADDRESS_ATTEMPTS = 5;
 export class Deliverer {
   private readonly log: Logger;
   private readonly transports: TransportPool;
-  private readonly smarthost: SmarthostUrl | null;
-  private readonly resolver: Resolver | null;
+  private readonly mode: { kind: 'smarthost'; smarthost: SmarthostUrl } | { kind: 'direct'; resolver: Resolver };
   private readonly connectionTimeoutMs: number;
   private readonly totalTimeoutMs: number;
   private readonly maxConnections: number;
@@ -77,16 +76,17 @@ export class Deliverer {
 
   constructor(private readonly options: DelivererOptions) {
     this.log = options.logger.child({ component: 'delivery' });
-    this.smarthost = options.outboundSmtpUrl ? parseSmarthostUrl(options.outboundSmtpUrl) : null;
-    this.resolver = this.smarthost
-      ? null
-      : createResolver(options.dnsServers, options.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS);
+    this.mode = options.outboundSmtpUrl
+      ? { kind: 'smarthost', smarthost: parseSmarthostUrl(options.outboundSmtpUrl) }
+      : { kind: 'direct', resolver: createResolver(options.dnsServers, options.dnsTimeoutMs ?? DEFAULT_DNS_TIMEOUT_MS) };
     this.connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
     this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
     this.maxConnections = options.maxConnectionsPerHost ?? DEFAULT_MAX_CONNECTIONS_PER_HOST;
     this.transports = new TransportPool({ maxTransports: MAX_CACHED_TRANSPORTS, logger: this.log });
     this.log.info(
-      this.smarthost ? { mode: 'smarthost', smarthost: this.smarthost.redacted } : { mode: 'direct', mxPort: options.mxPort },
+      this.mode.kind === 'smarthost'
+        ? { mode: 'smarthost', smarthost: this.mode.smarthost.redacted }
+        : { mode: 'direct', mxPort: options.mxPort, dnsServers: options.dnsServers ?? 'system' },
       'delivery configured',
     );
   }
@@ -100,9 +100,10 @@ export class Deliverer {
     if (this.closed) throw new Error('Deliverer.deliver called after close()');
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(this.totalTimeoutMs);
-    const outcome = this.smarthost
-      ? await this.viaSmarthost(this.smarthost, message, signal)
-      : await this.direct(message, signal);
+    const outcome =
+      this.mode.kind === 'smarthost'
+        ? await this.viaSmarthost(this.mode.smarthost, message, signal)
+        : await this.direct(this.mode.resolver, message, signal);
     this.log.info(
       {
         recipient: message.recipient,
@@ -135,8 +136,7 @@ export class Deliverer {
     return classifySmtpResult(await send(transport, message, signal, smarthost.host));
   }
 
-  private async direct(message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
-    const resolver = this.resolver as Resolver;
+  private async direct(resolver: Resolver, message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
     const at = message.recipient.lastIndexOf('@');
     const domain = at > 0 ? message.recipient.slice(at + 1) : '';
     if (!domain) {
