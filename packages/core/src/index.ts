@@ -11,3 +11,4 @@ export * from './run-service';
 export * from './network';
 export * from './delivery-status';
 export * from './send-queue';
+export * from './group-commit';

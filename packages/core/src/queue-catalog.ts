@@ -20,10 +20,14 @@ export function defineQueue<Schema extends z.ZodType>(definition: QueueDefinitio
  * reconciler, so finished jobs are not kept in Redis.
  */
 export const queues = {
-  /** One email to work on: its due recipients are attempted. The job id carries the due time. */
+  /**
+   * Emails to work on: their due recipients are attempted. New sends travel many to a job (one
+   * job per group commit); retries and reconciled emails one to a job, whose id carries the
+   * due time.
+   */
   send: defineQueue({
     name: 'send',
-    payload: z.object({ emailId: z.string() }),
+    payload: z.object({ emailIds: z.array(z.string()).min(1).max(1000) }),
     jobOptions: {
       removeOnComplete: true,
       removeOnFail: true,

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { openQueue, queues, sendJobId } from './queue-catalog';
 
-export interface SendJob {
+export interface DueEmail {
   emailId: string;
   /** When the email is due; the job waits until then. */
   dueAt: Date;
@@ -9,8 +9,7 @@ export interface SendJob {
 
 /**
  * The producer side of the send queue, used by the gateway (new emails), the sender (retries)
- * and the reconciler. Job ids carry the due time, so telling the queue twice about the same
- * due email adds one job.
+ * and the reconciler.
  */
 export class SendQueue {
   private readonly producer;
@@ -24,14 +23,24 @@ export class SendQueue {
     return this.redis.status === 'ready';
   }
 
-  async enqueue(jobs: readonly SendJob[]): Promise<void> {
-    if (jobs.length === 0) return;
+  /** New emails, due now, as one job. */
+  async enqueueNow(emailIds: readonly string[]): Promise<void> {
+    if (emailIds.length === 0) return;
+    await this.producer.add({ emailIds: [...emailIds] });
+  }
+
+  /**
+   * One job per email, delayed until it is due. The job id carries the due time, so telling
+   * the queue twice about the same due email adds one job.
+   */
+  async enqueueDue(emails: readonly DueEmail[]): Promise<void> {
+    if (emails.length === 0) return;
     const now = Date.now();
     await this.producer.queue.addBulk(
-      jobs.map((job) => ({
+      emails.map((email) => ({
         name: queues.send.name,
-        data: queues.send.payload.parse({ emailId: job.emailId }),
-        opts: { ...queues.send.jobOptions, jobId: sendJobId(job.emailId, job.dueAt), delay: Math.max(0, job.dueAt.getTime() - now) },
+        data: queues.send.payload.parse({ emailIds: [email.emailId] }),
+        opts: { ...queues.send.jobOptions, jobId: sendJobId(email.emailId, email.dueAt), delay: Math.max(0, email.dueAt.getTime() - now) },
       })),
     );
   }

@@ -1,5 +1,7 @@
 import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
-import type { Database } from '@mailroom/db';
+import type { Database, Pool } from '@mailroom/db';
+import type { ApiTokenVerifier } from './auth/api-tokens';
+import type { AcceptBatcher } from './features/emails/accept-batcher';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
 
@@ -7,14 +9,19 @@ import type { RateLimits } from './http/rate-limit';
 export interface GatewayContext {
   config: Readonly<Config>;
   db: Database;
+  /** Plain pg pool for the send hot path. */
+  pool: Pool;
   /** Fails fast when Redis is down, so requests answer 503 rather than hang. */
   redis: Redis;
   logger: Logger;
   /** HS256 key for console session tokens, derived from the master secret. */
   sessionKey: Uint8Array;
+  apiTokens: ApiTokenVerifier;
   rateLimits: RateLimits;
   /** Where accepted emails are handed to the sender. */
   sendQueue: SendQueue;
+  /** Group commit of plain sends. */
+  acceptBatcher: AcceptBatcher;
   metrics: Metrics;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;

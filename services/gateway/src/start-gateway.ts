@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, SendQueue, type Config, type Logger } from '@mailroom/core';
-import { createDatabase, resolveSecretKey } from '@mailroom/db';
+import { createDatabase, createPool, resolveSecretKey } from '@mailroom/db';
+import { ApiTokenVerifier } from './auth/api-tokens';
+import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
@@ -27,28 +29,37 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
   const redis = createRedis(config.redisUrl, 'request');
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   // Both must answer at start; later outages are survived (requests answer 503 meanwhile).
-  const secretKey = await resolveSecretKey(db, config.secretKey).catch((err: unknown) => {
-    redis.disconnect();
-    throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
-  });
+  const pool = createPool(config.databaseUrl);
+  const secretKey = await pool
+    .query('SELECT 1')
+    .then(() => resolveSecretKey(db, config.secretKey))
+    .catch(async (err: unknown) => {
+      redis.disconnect();
+      await Promise.all([db.$disconnect(), pool.end()]);
+      throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
+    });
   await redis.connect().catch(async (err: unknown) => {
     redis.disconnect();
-    await db.$disconnect();
+    await Promise.all([db.$disconnect(), pool.end()]);
     throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
   });
   let shuttingDown = false;
+  const sendQueue = new SendQueue(redis, config.queuePrefix);
   const ctx: GatewayContext = {
     config,
     db,
+    pool,
     redis,
     logger,
     sessionKey: deriveKey(secretKey, 'session'),
+    apiTokens: new ApiTokenVerifier(db, redis, config.queuePrefix),
     rateLimits: createRateLimits(redis, config.queuePrefix, {
       perSecond: config.rateLimitPerSecond,
       loginPerMinute: config.loginRateLimitPerMinute,
     }),
     metrics: createMetrics(),
-    sendQueue: new SendQueue(redis, config.queuePrefix),
+    sendQueue,
+    acceptBatcher: new AcceptBatcher(pool, sendQueue, logger.child({ component: 'accept' })),
     isShuttingDown: () => shuttingDown,
   };
   await bootstrapAdmin(ctx);
@@ -72,7 +83,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
       clearTimeout(force);
       await ctx.sendQueue.close().catch(() => undefined);
       redis.disconnect();
-      await db.$disconnect();
+      await Promise.all([db.$disconnect(), pool.end()]);
     },
   };
 }

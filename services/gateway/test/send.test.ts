@@ -89,6 +89,8 @@ describe('POST /emails', () => {
     ['scheduledAt', { scheduledAt: '2001-01-01T00:00:00Z' }, 'validation_error'],
     ['scheduledAt', { scheduledAt: 'tomorrow-ish' }, 'validation_error'],
     ['trackOpens', { trackOpens: 'yes' }, 'validation_error'],
+    ['text', { text: 'nul \u0000 inside' }, 'validation_error'],
+    ['headers.X-Nul', { headers: { 'X-Nul': 'a\u0000b' } }, 'validation_error'],
     ['html', { text: undefined }, 'missing_required_field'],
     ['to', { to: undefined }, 'missing_required_field'],
     ['subject', { subject: undefined }, 'missing_required_field'],

@@ -1,11 +1,11 @@
-import type { Email, EmailAttachment } from '@mailroom/db';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type { OutgoingAttachment, OutgoingEmail } from './send-store';
 
 /**
  * The RFC 5322 message of an email, built once per attempt and shared by every recipient's
  * SMTP transaction (a 40 MB message to 50 recipients is held once). Bcc is not written.
  */
-export function buildMessage(email: Email, attachments: readonly EmailAttachment[]): Promise<Buffer> {
+export function buildMessage(email: OutgoingEmail, attachments: readonly OutgoingAttachment[]): Promise<Buffer> {
   const composer = new MailComposer({
     from: email.from,
     to: email.to,
@@ -14,12 +14,12 @@ export function buildMessage(email: Email, attachments: readonly EmailAttachment
     subject: email.subject,
     ...(email.html !== null ? { html: email.html } : {}),
     ...(email.text !== null ? { text: email.text } : {}),
-    headers: email.headers as Record<string, string>,
+    headers: email.headers,
     messageId: `<${email.messageId}>`,
     date: new Date(),
     attachments: attachments.map((a) => ({
       filename: a.filename,
-      content: Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength),
+      content: a.content,
       ...(a.contentType ? { contentType: a.contentType } : {}),
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),

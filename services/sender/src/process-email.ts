@@ -1,17 +1,20 @@
-import type { Logger, SendQueue, SmtpReplyData } from '@mailroom/core';
-import { recordRecipientOutcome, type Database, type RecipientOutcome } from '@mailroom/db';
+import type { GroupCommit, Logger, SendQueue, SmtpReplyData } from '@mailroom/core';
+import type { RecipientAttempt, RecipientOutcome } from '@mailroom/db';
 import { buildMessage } from './build-message';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
-import type { EmailClaims } from './email-claims';
 import { nextAttemptAt } from './retry-policy';
+import type { OutgoingEmail, SendStore } from './send-store';
 import type { Verp } from './verp';
 
-export interface ProcessEmailDeps {
-  db: Database;
-  claims: EmailClaims;
+export interface ProcessDeps {
+  store: SendStore;
   deliverer: Deliverer;
   verp: Verp;
   sendQueue: SendQueue;
+  /** Records outcomes by group commit, so concurrent recipients share transactions. */
+  outcomes: GroupCommit<RecipientAttempt>;
+  /** Limits the emails this process works on at once (SENDER_CONCURRENCY). */
+  limit: <R>(task: () => Promise<R>) => Promise<R>;
   logger: Logger;
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
@@ -19,69 +22,45 @@ export interface ProcessEmailDeps {
 
 // Recipients of one email attempted at once, over pooled connections.
 const RECIPIENT_PARALLELISM = 5;
-const UNFINISHED = ['queued', 'sent', 'delivery_delayed'] as const;
 
 /**
- * Works on one email: claims it, records `suppressed` for suppressed recipients, builds the
- * message once, delivers it to each due recipient in its own SMTP transaction (VERP return
- * path), records each outcome as it comes, and gives the email back due at its next retry.
+ * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
+ * built once, one SMTP transaction per recipient with a VERP return path), records every
+ * outcome as it comes, and gives the emails back due at their next retry.
  */
-export async function processEmail(deps: ProcessEmailDeps, emailId: string): Promise<'done' | 'skipped'> {
-  if (!(await deps.claims.claim(emailId))) return 'skipped';
+export async function processSendJob(deps: ProcessDeps, emailIds: readonly string[]): Promise<void> {
+  const claimed = await deps.store.claim(emailIds);
+  if (claimed.length === 0) return;
   const renewal = setInterval(() => {
-    deps.claims.renew(emailId).catch((err: unknown) => deps.logger.warn({ err, emailId }, 'lease renewal failed'));
+    deps.store.renew(claimed).catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
   }, (deps.leaseSeconds * 1000) / 3);
   try {
-    await attemptDueRecipients(deps, emailId);
+    const emails = await deps.store.load(claimed);
+    await Promise.all(emails.map((email) => deps.limit(() => processEmail(deps, email))));
   } finally {
     clearInterval(renewal);
-    const next = await deps.claims.release(emailId);
-    if (next) await deps.sendQueue.enqueue([{ emailId, dueAt: next }]);
+    await deps.sendQueue.enqueueDue(await deps.store.release(claimed));
   }
-  return 'done';
 }
 
-async function attemptDueRecipients(deps: ProcessEmailDeps, emailId: string): Promise<void> {
+async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<void> {
   const now = new Date();
-  const email = await deps.db.email.findUniqueOrThrow({
-    where: { id: emailId },
-    include: {
-      recipients: { where: { status: { in: [...UNFINISHED] }, OR: [{ nextAttemptAt: null }, { nextAttemptAt: { lte: now } }] }, orderBy: { id: 'asc' } },
-    },
-  });
-  if (email.recipients.length === 0) return;
-
-  const suppressed = new Set(
-    (
-      await deps.db.suppression.findMany({
-        where: { projectId: email.projectId, address: { in: email.recipients.map((r) => r.address.toLowerCase()) } },
-        select: { address: true },
-      })
-    ).map((s) => s.address),
-  );
-  const toAttempt = [];
-  for (const recipient of email.recipients) {
-    if (suppressed.has(recipient.address.toLowerCase())) {
-      await recordRecipientOutcome(deps.db, { email, recipient, outcome: { kind: 'suppressed' }, startedAt: now });
-    } else {
-      toAttempt.push(recipient);
-    }
+  if (email.suppressed.length > 0) {
+    await deps.outcomes.submit(email.suppressed.map((recipient) => ({ email, recipient, outcome: { kind: 'suppressed' }, startedAt: now, endedAt: now })));
   }
-  if (toAttempt.length === 0) return;
-
-  const attachments = await deps.db.emailAttachment.findMany({ where: { emailId }, orderBy: { position: 'asc' } });
-  const raw = await buildMessage(email, attachments);
-  const queue = [...toAttempt];
+  if (email.due.length === 0) return;
+  const raw = await buildMessage(email, email.hasAttachments ? await deps.store.attachments(email.id) : []);
+  const queue = [...email.due];
   const worker = async () => {
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
       const startedAt = new Date();
       const delivery = await deps.deliverer.deliver({ envelopeFrom: deps.verp.returnPath(recipient.id), recipient: recipient.address, raw });
       const outcome = toRecipientOutcome(delivery, recipient.attempts + 1, deps.smtpRetrySchedule);
-      await recordRecipientOutcome(deps.db, { email, recipient, outcome, startedAt });
-      deps.logger.debug({ emailId, recipientId: recipient.id, outcome: outcome.kind }, 'recipient attempted');
+      // Recorded before the next recipient: a crash re-sends at most the ones in flight.
+      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt: new Date() }]);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, toAttempt.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
 }
 
 /** Maps a delivery outcome onto the recipient's next state, applying the retry schedule. */

@@ -1,5 +1,5 @@
 import type { Logger, SendQueue } from '@mailroom/core';
-import type { Database } from '@mailroom/db';
+import type { Pool } from '@mailroom/db';
 
 const BATCH = 500;
 
@@ -8,25 +8,22 @@ const BATCH = 500;
  * their worker died and the lease ran out) and tells the queue again. Job ids carry the due
  * time, so an email whose job still waits is not enqueued twice. Returns how many were found.
  */
-export async function reconcileSends(db: Database, sendQueue: SendQueue, logger: Logger): Promise<number> {
+export async function reconcileSends(pool: Pool, sendQueue: SendQueue, logger: Logger): Promise<number> {
   let found = 0;
   let after = '';
   for (;;) {
-    const due = await db.email.findMany({
-      where: {
-        id: { gt: after },
-        nextAttemptAt: { lte: new Date() },
-        OR: [{ leaseExpiresAt: null }, { leaseExpiresAt: { lt: new Date() } }],
-      },
-      select: { id: true, nextAttemptAt: true },
-      orderBy: { id: 'asc' },
-      take: BATCH,
+    const { rows } = await pool.query<{ id: string; next_attempt_at: Date }>({
+      name: 'mailroom-reconcile-due',
+      text: `SELECT id, next_attempt_at FROM emails
+              WHERE next_attempt_at <= now() AND (lease_expires_at IS NULL OR lease_expires_at < now()) AND id > $1
+              ORDER BY id LIMIT $2`,
+      values: [after, BATCH],
     });
-    if (due.length === 0) break;
-    await sendQueue.enqueue(due.map((e) => ({ emailId: e.id, dueAt: e.nextAttemptAt as Date })));
-    found += due.length;
-    after = due[due.length - 1]?.id ?? after;
-    if (due.length < BATCH) break;
+    if (rows.length === 0) break;
+    await sendQueue.enqueueDue(rows.map((r) => ({ emailId: r.id, dueAt: r.next_attempt_at })));
+    found += rows.length;
+    after = rows[rows.length - 1]?.id ?? after;
+    if (rows.length < BATCH) break;
   }
   if (found > 0) logger.info({ found }, 'reconciler re-enqueued due emails');
   return found;

@@ -2,8 +2,10 @@ import { hostname } from 'node:os';
 import {
   createLogger,
   createRedis,
+  createLimiter,
   DependencyUnavailableError,
   deriveKey,
+  GroupCommit,
   isUnavailableError,
   openQueue,
   openWorker,
@@ -12,17 +14,17 @@ import {
   type Config,
   type Logger,
 } from '@mailroom/core';
-import { createDatabase, resolveSecretKey } from '@mailroom/db';
+import { createDatabase, createPool, recordOutcomes, resolveSecretKey, type RecipientAttempt } from '@mailroom/db';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
-import { EmailClaims } from './email-claims';
-import { processEmail, type ProcessEmailDeps } from './process-email';
+import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
+import { SendStore } from './send-store';
 import { Verp } from './verp';
 
 export interface RunningSender {
   worker: Worker;
-  deps: ProcessEmailDeps;
+  deps: ProcessDeps;
   /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
   reconcile(): Promise<number>;
   stop(): Promise<void>;
@@ -31,38 +33,46 @@ export interface RunningSender {
 // BullMQ's own lock on an active job: no longer than our lease, so a dead worker's job is
 // handed back about when its lease expires.
 const MAX_LOCK_MS = 30_000;
+// Recipient outcomes per transaction.
+const MAX_OUTCOMES_PER_COMMIT = 500;
 
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
   const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel });
-  const db = createDatabase(config.databaseUrl, { poolSize: Math.min(50, config.senderConcurrency + 5) });
-  const secretKey = await resolveSecretKey(db, config.secretKey).catch((err: unknown) => {
-    throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
-  });
+  const db = createDatabase(config.databaseUrl, { poolSize: 2 });
+  const pool = createPool(config.databaseUrl, Math.min(20, config.senderConcurrency + 2));
+  const secretKey = await pool
+    .query('SELECT 1')
+    .then(() => resolveSecretKey(db, config.secretKey))
+    .catch(async (err: unknown) => {
+      await Promise.all([db.$disconnect(), pool.end()]);
+      throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
+    });
   const producerRedis = createRedis(config.redisUrl, 'request');
   const workerRedis = createRedis(config.redisUrl, 'worker');
   for (const r of [producerRedis, workerRedis]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   await producerRedis.connect().catch(async (err: unknown) => {
     producerRedis.disconnect();
-    await db.$disconnect();
+    await Promise.all([db.$disconnect(), pool.end()]);
     throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
   });
 
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
-  const deps: ProcessEmailDeps = {
-    db,
-    claims: new EmailClaims(db, owner, config.leaseSeconds),
+  const deps: ProcessDeps = {
+    store: new SendStore(pool, owner, config.leaseSeconds),
     deliverer: new Deliverer({
       outboundSmtpUrl: config.outboundSmtpUrl,
       mxPort: config.mxPort,
       dnsServers: config.dnsServers,
       allowPrivateNetworks: config.allowPrivateNetworks,
       heloName: hostname(),
-      logger: logger.child({ component: 'delivery' }),
+      logger,
     }),
     verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain),
     sendQueue,
+    outcomes: new GroupCommit<RecipientAttempt>((attempts) => recordOutcomes(pool, attempts), MAX_OUTCOMES_PER_COMMIT),
+    limit: createLimiter(config.senderConcurrency),
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
@@ -70,15 +80,15 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
 
-  const worker = openWorker(queues.send, (payload) => processEmail(deps, payload.emailId), {
+  const worker = openWorker(queues.send, (payload) => processSendJob(deps, payload.emailIds), {
     ...connection,
     concurrency: config.senderConcurrency,
     lockDuration,
     stalledInterval: lockDuration,
   });
-  worker.on('failed', (job, err) => logger.error({ err, emailId: job?.data.emailId }, 'send job failed'));
+  worker.on('failed', (job, err) => logger.error({ err, emails: job?.data.emailIds?.length }, 'send job failed'));
 
-  const reconcile = () => reconcileSends(db, sendQueue, logger.child({ component: 'reconciler' }));
+  const reconcile = () => reconcileSends(pool, sendQueue, logger.child({ component: 'reconciler' }));
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler for all senders: each tick is one job, so one sender reconciles at a time.
   await maintenance.queue.upsertJobScheduler(
@@ -103,7 +113,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
       await Promise.all([maintenance.close(), sendQueue.close(), deps.deliverer.close()]);
       workerRedis.disconnect();
       producerRedis.disconnect();
-      await db.$disconnect();
+      await Promise.all([db.$disconnect(), pool.end()]);
     },
   };
 }

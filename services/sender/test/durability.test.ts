@@ -33,6 +33,8 @@ class CountingSink {
         });
       },
     });
+    // A sender killed mid-transaction resets its connections; that is the point of the test.
+    this.server.on('error', () => undefined);
     this.server.listen(0, '127.0.0.1');
     await once(this.server.server, 'listening');
     this.port = (this.server.server.address() as AddressInfo).port;

@@ -1,2 +1,3 @@
 export * from './event-outbox';
-export * from './recipient-outcome';
+export * from './insert-emails';
+export * from './record-outcomes';

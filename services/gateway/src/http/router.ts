@@ -1,7 +1,6 @@
 import { MailroomError } from '@mailroom/core';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
-import { ApiTokenVerifier } from '../auth/api-tokens';
 import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
@@ -21,14 +20,13 @@ const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]
 
 /** Mounts every route of the table: authenticate, authorize, rate-limit, parse, handle. */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext): void {
-  const tokens = new ApiTokenVerifier(ctx.db);
   for (const route of routes) {
     const parseJson = promisify(express.json({ limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT, type: () => true }));
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const auth =
         route.access.kind === 'public'
           ? PUBLIC
-          : await authorize(ctx.db, route.access, await authenticate(req, tokens, ctx.sessionKey), req);
+          : await authorize(ctx.db, route.access, await authenticate(req, ctx.apiTokens, ctx.sessionKey), req);
       await limitRate(ctx, auth, res);
       if (route.body) await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;

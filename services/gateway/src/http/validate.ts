@@ -9,6 +9,11 @@ export type InputPart = 'body' | 'query' | 'path';
  * present but invalid one is 422 `validation_error`; either way the message names the field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
+  const nul = pathOfNul(value);
+  if (nul !== null) {
+    // PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the database.
+    throw new MailroomError('validation_error', `\`${nul || part}\`: must not contain the NUL character (U+0000)`);
+  }
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -26,6 +31,18 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part:
   }
   const where = field === '' ? `The request ${part}` : `\`${field}\``;
   throw new MailroomError('validation_error', `${where}: ${issue.message}`);
+}
+
+/** The path of the first string (or key) holding U+0000, '' for the value itself, or null. */
+function pathOfNul(value: unknown, path: PropertyKey[] = []): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? formatPath(path) : null;
+  if (value === null || typeof value !== 'object') return null;
+  for (const [key, inner] of Object.entries(value)) {
+    if (key.includes('\u0000')) return formatPath(path);
+    const found = pathOfNul(inner, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

@@ -86,6 +86,7 @@ export const apiKeyRoutes = [
     errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
     async handler({ params, auth, ctx }) {
       await revokeApiKey(ctx.db, scopedProjectId(auth), params.id);
+      await ctx.apiTokens.announceRevocation();
       return { object: 'api_key', id: params.id, deleted: true };
     },
   }),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MailroomError } from '@mailroom/core';
-import type { Prisma } from '@mailroom/db';
+import type { PoolClient } from '@mailroom/db';
 
 const RETENTION_HOURS = 24;
 
@@ -42,33 +42,35 @@ export function hashRequest(body: unknown): string {
  * with the same key, or null when this request is new. A different body is 409
  * `invalid_idempotent_request`. Keys are per project and endpoint and live 24 hours.
  */
-export async function claimIdempotencyKey(tx: Prisma.TransactionClient, projectId: string, request: IdempotencyRequest): Promise<unknown | null> {
+export async function claimIdempotencyKey(client: PoolClient, projectId: string, request: IdempotencyRequest): Promise<unknown | null> {
   const lock = createHash('sha256').update(`${projectId}\0${request.endpoint}\0${request.key}`).digest();
-  const [row] = await tx.$queryRaw<{ locked: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lock.readInt32BE(0)}::int, ${lock.readInt32BE(4)}::int) AS locked`;
-  if (!row?.locked) {
+  const { rows: locked } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1::int, $2::int) AS locked', [
+    lock.readInt32BE(0),
+    lock.readInt32BE(4),
+  ]);
+  if (!locked[0]?.locked) {
     throw new MailroomError('concurrent_idempotent_requests', 'A request with this Idempotency-Key is still being processed; retry shortly.');
   }
-  const existing = await tx.idempotencyKey.findUnique({
-    where: { projectId_endpoint_key: { projectId, endpoint: request.endpoint, key: request.key } },
-  });
-  if (!existing || existing.createdAt.getTime() < Date.now() - RETENTION_HOURS * 3600_000) return null;
-  if (existing.requestHash !== request.requestHash) {
+  const { rows } = await client.query<{ request_hash: string; response: unknown }>(
+    `SELECT request_hash, response FROM idempotency_keys
+      WHERE project_id = $1 AND endpoint = $2 AND key = $3 AND created_at > now() - make_interval(hours => $4)`,
+    [projectId, request.endpoint, request.key, RETENTION_HOURS],
+  );
+  const existing = rows[0];
+  if (!existing) return null;
+  if (existing.request_hash !== request.requestHash) {
     throw new MailroomError('invalid_idempotent_request', 'This Idempotency-Key was already used with a different request body.');
   }
   return existing.response;
 }
 
-/** Remembers the answer, in the same transaction as the emails it names. */
-export async function rememberIdempotentResponse(
-  tx: Prisma.TransactionClient,
-  projectId: string,
-  request: IdempotencyRequest,
-  response: Prisma.InputJsonValue,
-): Promise<void> {
-  const data = { requestHash: request.requestHash, response, createdAt: new Date() };
-  await tx.idempotencyKey.upsert({
-    where: { projectId_endpoint_key: { projectId, endpoint: request.endpoint, key: request.key } },
-    create: { projectId, endpoint: request.endpoint, key: request.key, ...data },
-    update: data,
-  });
+/** Remembers the answer, in the same transaction as the emails it names (an expired record is replaced). */
+export async function rememberIdempotentResponse(client: PoolClient, projectId: string, request: IdempotencyRequest, response: unknown): Promise<void> {
+  await client.query(
+    `INSERT INTO idempotency_keys (project_id, endpoint, key, request_hash, response, created_at)
+     VALUES ($1, $2, $3, $4, $5, now())
+     ON CONFLICT (project_id, endpoint, key)
+     DO UPDATE SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at`,
+    [projectId, request.endpoint, request.key, request.requestHash, JSON.stringify(response)],
+  );
 }

@@ -25,7 +25,7 @@ function idempotencyOf(req: Request, endpoint: IdempotencyRequest['endpoint'], b
   return key === null ? null : { endpoint, key, requestHash: hashRequest(body) };
 }
 
-const acceptDeps = (ctx: GatewayContext) => ({ db: ctx.db, sendQueue: ctx.sendQueue, logger: ctx.logger });
+const acceptDeps = (ctx: GatewayContext) => ({ pool: ctx.pool, batcher: ctx.acceptBatcher, sendQueue: ctx.sendQueue, logger: ctx.logger });
 
 export const emailRoutes = [
   defineRoute({

@@ -1,0 +1,80 @@
+import { Client } from 'pg';
+import { migrateDatabase } from '../../packages/db/src/migrate';
+
+/** The maintenance database URL of the same server. */
+function maintenanceUrl(databaseUrl: string): { url: string; name: string } {
+  const url = new URL(databaseUrl);
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  url.pathname = '/postgres';
+  return { url: url.toString(), name };
+}
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** Drops the bench database (closing its connections) and creates and migrates it afresh. */
+export async function recreateDatabase(databaseUrl: string): Promise<string[]> {
+  const { url, name } = maintenanceUrl(databaseUrl);
+  await withClient(url, (c) => c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`));
+  return migrateDatabase(databaseUrl);
+}
+
+/** Drops the bench database at the end of a run. */
+export async function dropDatabase(databaseUrl: string): Promise<void> {
+  const { url, name } = maintenanceUrl(databaseUrl);
+  await withClient(url, (c) => c.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`));
+}
+
+/** A connection to the bench database for counting rows while the services run. */
+export class BenchDatabase {
+  private constructor(private readonly client: Client) {}
+
+  static async open(databaseUrl: string): Promise<BenchDatabase> {
+    const client = new Client({ connectionString: databaseUrl });
+    client.on('error', () => {});
+    await client.connect();
+    return new BenchDatabase(client);
+  }
+
+  /** Removes every email (recipients, attachments and events go with them) and idempotency record. */
+  async clearEmails(): Promise<void> {
+    await this.client.query('TRUNCATE emails, idempotency_keys CASCADE');
+  }
+
+  async countEmails(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>('SELECT count(*) AS n FROM emails');
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async countDelivered(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>("SELECT count(*) AS n FROM emails WHERE status = 'delivered'");
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** {status: count} over all emails, for reports when delivery stalls. */
+  async statusCounts(): Promise<Record<string, number>> {
+    const { rows } = await this.client.query<{ status: string; n: string }>('SELECT status::text AS status, count(*) AS n FROM emails GROUP BY 1 ORDER BY 1');
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  /** The last SMTP responses recorded for recipients that are not delivered, for reports. */
+  async sampleUndelivered(limit = 3): Promise<{ status: string; attempts: number; lastResponse: string | null }[]> {
+    const { rows } = await this.client.query<{ status: string; attempts: number; last_response: string | null }>(
+      "SELECT status::text AS status, attempts, last_response FROM email_recipients WHERE status <> 'delivered' ORDER BY updated_at DESC LIMIT $1",
+      [limit],
+    );
+    return rows.map((r) => ({ status: r.status, attempts: r.attempts, lastResponse: r.last_response }));
+  }
+
+  close(): Promise<void> {
+    return this.client.end();
+  }
+}

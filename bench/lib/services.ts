@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { resolveExpress } from './paths';
+import { type Child, freePort, spawnTs, waitForPort } from './processes';
+
+/** What every Mailroom child of one bench run shares. */
+export interface BenchEnvironment {
+  databaseUrl: string;
+  redisUrl: string;
+  secretKey: string;
+  /** node flags for the Mailroom children, e.g. --cpu-prof (BENCH_CPU_PROF=1). */
+  nodeFlags: string[];
+  echo: boolean;
+}
+
+export interface RunningServer {
+  child: Child;
+  url: string;
+  /** From spawn until the port accepted connections, ms. */
+  startupMs: number;
+}
+
+function mailroomEnv(env: BenchEnvironment, queuePrefix: string): Record<string, string> {
+  return {
+    NODE_ENV: 'development',
+    DATABASE_URL: env.databaseUrl,
+    REDIS_URL: env.redisUrl,
+    QUEUE_PREFIX: queuePrefix,
+    SECRET_KEY: env.secretKey,
+    LOG_LEVEL: 'silent',
+  };
+}
+
+/** The real gateway: `node --import tsx services/gateway/src/main.ts`, ready once its port accepts connections. */
+export async function startGateway(env: BenchEnvironment, queuePrefix: string): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('gateway', {
+    script: 'services/gateway/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: {
+      ...mailroomEnv(env, queuePrefix),
+      API_PORT: String(port),
+      RATE_LIMIT_PER_SECOND: '0',
+      ALLOW_SIGNUP: 'true',
+    },
+  });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
+}
+
+/** The real sender: `node --import tsx services/sender/src/main.ts`, delivering through the sink as its smarthost. */
+export function startSender(env: BenchEnvironment, queuePrefix: string, sinkPort: number): Child {
+  return spawnTs('sender', {
+    script: 'services/sender/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sinkPort}` },
+  });
+}
+
+/** The accept baseline: a bare express 5 app in its own process. */
+export async function startBareExpress(echo: boolean): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('bare-express', {
+    script: path.join('bench', 'lib', 'bare-express.ts'),
+    echo,
+    env: { PORT: String(port), EXPRESS_PATH: resolveExpress() },
+  });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
+}
+
+/** The deliver baseline: raw nodemailer in its own process; see raw-sender.ts. */
+export function startRawSender(sinkPort: number, count: number, inFlight: number, echo: boolean): Child {
+  return spawnTs('raw-nodemailer', {
+    script: path.join('bench', 'lib', 'raw-sender.ts'),
+    echo,
+    ipc: true,
+    env: { SINK_PORT: String(sinkPort), COUNT: String(count), IN_FLIGHT: String(inFlight) },
+  });
+}

@@ -1,0 +1,274 @@
+/**
+ * `pnpm bench`: measures Mailroom beside a baseline measured in the same run, alternating
+ * baseline and ours, and prints the ratios (ours / baseline) of the medians.
+ *
+ *   accept   POST /emails answered 2xx per second: bare express 5 vs the real gateway
+ *   deliver  messages per second into a local SMTP sink: raw pooled nodemailer vs gateway-queued emails sent by the real sender
+ *
+ * Settings (environment): BENCH_SCENARIOS=accept,deliver  BENCH_ROUNDS=2  BENCH_CONNECTIONS=50
+ * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
+ * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
+ * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
+ * BENCH_VERBOSE=1 (echo the children's output). Exits 0 when a target is missed: it is a measurement.
+ */
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { type AcceptSettings, measureAccept } from './lib/accept';
+import { createApiToken } from './lib/api';
+import { BenchDatabase, recreateDatabase } from './lib/database';
+import { type DeliverSample, measureDeliverBaseline, measureDeliverOurs } from './lib/deliver';
+import type { LoadResult } from './lib/load';
+import { REPOSITORY_ROOT } from './lib/paths';
+import { killAllNow, stopAll } from './lib/processes';
+import { deleteRedisKeys } from './lib/redis-keys';
+import { describeMachine, RESULTS_DIR, writeResults } from './lib/results';
+import { type BenchEnvironment, type RunningServer, startBareExpress, startGateway } from './lib/services';
+import { SmtpSink } from './lib/smtp-sink';
+import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
+
+const TARGET = 0.5;
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailroom_bench';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+function setting(name: string, fallback: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw === '' ? fallback : Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`);
+  return value;
+}
+
+const settings = {
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver').split(',').map((s) => s.trim()),
+  rounds: setting('BENCH_ROUNDS', 2),
+  accept: {
+    connections: setting('BENCH_CONNECTIONS', 50),
+    durationSeconds: setting('BENCH_DURATION', 10),
+    warmupSeconds: setting('BENCH_WARMUP', 2),
+  } satisfies AcceptSettings,
+  deliver: {
+    emails: setting('BENCH_EMAILS', 2000),
+    inFlight: setting('BENCH_IN_FLIGHT', 50),
+    timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
+    pollMs: 100,
+  },
+  cpuProfile: process.env.BENCH_CPU_PROF === '1',
+  countQueries: process.env.BENCH_COUNT_QUERIES === '1',
+  verbose: process.env.BENCH_VERBOSE === '1',
+};
+
+const runId = randomBytes(4).toString('hex');
+const prefixes = { accept: `mailroom-bench-${runId}-accept`, deliver: `mailroom-bench-${runId}-deliver` };
+const env: BenchEnvironment = {
+  databaseUrl: DATABASE_URL,
+  redisUrl: REDIS_URL,
+  secretKey: randomBytes(20).toString('hex'),
+  nodeFlags: [
+    ...(settings.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`] : []),
+    ...(settings.countQueries ? ['--import', path.join(__dirname, 'lib', 'count-queries.ts')] : []),
+  ],
+  echo: settings.verbose,
+};
+
+let interruptedAt: number | undefined;
+// After Ctrl-C the measurements still in progress fail as their servers stop: not worth printing.
+const log = (line: string) => {
+  if (interruptedAt === undefined) console.log(line);
+};
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function describeLoad(r: LoadResult): string {
+  const problems = r.non2xx + r.errors > 0 ? `  non-2xx ${r.non2xx}, errors ${r.errors} (timeouts ${r.timeouts})` : '';
+  return `${fmt(r.okPerSecond)} req/s  p50 ${r.latencyP50Ms} ms  p99 ${r.latencyP99Ms} ms${problems}`;
+}
+
+function describeDeliver(d: DeliverSample): string {
+  const base = `${fmt(d.perSecond)} msg/s  (${d.sinkMessages} at the sink over ${d.sinkConnections} connections in ${fmt(d.seconds, 2)} s`;
+  const ours =
+    d.secondsFromSpawn === undefined
+      ? ''
+      : `; ${d.deliveredInDatabase} delivered in PostgreSQL; ${fmt(d.perSecondFromSpawn ?? 0)} msg/s from spawn, startup ${fmt(d.startupSeconds ?? 0, 2)} s; queued in ${fmt(d.enqueueSeconds ?? 0, 1)} s`;
+  return `${base}${ours})`;
+}
+
+interface ScenarioResult {
+  baseline: { samples: unknown[]; median: number };
+  ours: { samples: unknown[]; median: number };
+  ratio: number | undefined;
+  target: number;
+  verdict: string;
+  notes: string[];
+}
+
+const results: Record<string, ScenarioResult> = {};
+let cleaningUp: Promise<void> | undefined;
+
+async function cleanup(): Promise<void> {
+  cleaningUp ??= (async () => {
+    await stopAll(10_000);
+    for (const prefix of Object.values(prefixes)) {
+      const deleted = await deleteRedisKeys(REDIS_URL, prefix).catch((err: unknown) => {
+        log(`could not delete Redis keys ${prefix}:*: ${String(err)}`);
+        return 0;
+      });
+      if (deleted > 0 && settings.verbose) log(`deleted ${deleted} Redis keys under ${prefix}:`);
+    }
+  })();
+  return cleaningUp;
+}
+
+async function runAccept(db: BenchDatabase): Promise<void> {
+  log(`\n── accept: POST /emails, ${settings.accept.connections} connections, ${settings.accept.warmupSeconds} s warm-up + ${settings.accept.durationSeconds} s per measurement`);
+  const bare = await startBareExpress(settings.verbose);
+  const gateway = await startGateway(env, prefixes.accept);
+  log(`bare express up in ${fmt(bare.startupMs)} ms, gateway up in ${fmt(gateway.startupMs)} ms`);
+  const token = await createApiToken(gateway.url);
+  const baseline: LoadResult[] = [];
+  const ours: LoadResult[] = [];
+  const notes: string[] = [];
+  const measure = async (label: string, server: RunningServer, bearer: string | undefined, into: LoadResult[]) => {
+    const r = await measureAccept(server, bearer, settings.accept);
+    into.push(r);
+    log(`  ${label.padEnd(10)} ${describeLoad(r)}`);
+    if (r.firstError) {
+      const note = `${label}: first non-2xx answer: ${r.firstError.status} ${r.firstError.body}`;
+      notes.push(note);
+      log(`    ${note}`);
+    }
+  };
+  for (let round = 1; round <= settings.rounds; round++) {
+    log(` round ${round}/${settings.rounds}`);
+    await measure('bare', bare, undefined, baseline);
+    await measure('mailroom', gateway, token, ours);
+  }
+  const stored = await db.countEmails();
+  const accepted = ours.reduce((sum, r) => sum + r.ok, 0);
+  log(`  ${fmt(stored)} emails stored by the gateway (2xx answers in measured runs: ${fmt(accepted)}, plus warm-ups)`);
+  await Promise.all([bare.child.stop(), gateway.child.stop()]);
+  await deleteRedisKeys(REDIS_URL, prefixes.accept);
+  await db.clearEmails();
+
+  const b = median(baseline.map((r) => r.okPerSecond));
+  const o = median(ours.map((r) => r.okPerSecond));
+  const ratio = b > 0 ? o / b : undefined;
+  results.accept = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
+}
+
+async function runDeliver(db: BenchDatabase): Promise<void> {
+  const { emails, inFlight, timeoutSeconds, pollMs } = settings.deliver;
+  log(`\n── deliver: ${emails} messages into a local SMTP sink; raw nodemailer (pool of 5, ${inFlight} in flight) vs gateway-queued + sender`);
+  log('  clock: from the sink\'s first connection of the round until all are done (ours: seen "delivered" in PostgreSQL, polled every 100 ms)');
+  const sink = new SmtpSink();
+  await sink.start();
+  const gateway = await startGateway(env, prefixes.deliver);
+  const token = await createApiToken(gateway.url);
+  const baseline: DeliverSample[] = [];
+  const ours: DeliverSample[] = [];
+  const notes: string[] = [];
+  let pending: string | undefined;
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      const b = await measureDeliverBaseline(sink, emails, inFlight, settings.verbose, timeoutSeconds * 1000);
+      baseline.push(b);
+      log(`  ${'raw'.padEnd(10)} ${describeDeliver(b)}`);
+      if (b.error) log(`    baseline error: ${b.error}`);
+      if (pending) continue;
+      const o = await measureDeliverOurs({ env, queuePrefix: prefixes.deliver, gatewayUrl: gateway.url, token, db, sink, count: emails, pollMs, timeoutMs: timeoutSeconds * 1000 });
+      if (o.error && o.sinkMessages === 0) {
+        pending = o.error;
+        log(`  ${'mailroom'.padEnd(10)} PENDING: ${o.error}`);
+        notes.push(`mailroom: ${o.error}`);
+        continue;
+      }
+      ours.push(o);
+      log(`  ${'mailroom'.padEnd(10)} ${describeDeliver(o)}`);
+      if (o.error) {
+        log(`    error: ${o.error}`);
+        notes.push(`mailroom round ${round}: ${o.error}`);
+      }
+      if (o.sinkMessages !== o.deliveredInDatabase) {
+        const note = `mailroom round ${round}: the sink received ${o.sinkMessages} messages but PostgreSQL shows ${o.deliveredInDatabase} delivered`;
+        notes.push(note);
+        log(`    ${note}`);
+      }
+    }
+  } finally {
+    await gateway.child.stop();
+    await sink.close();
+  }
+  const b = median(baseline.map((r) => r.perSecond));
+  const o = ours.length > 0 ? median(ours.map((r) => r.perSecond)) : Number.NaN;
+  const ratio = b > 0 && Number.isFinite(o) ? o / b : undefined;
+  if (ours.length > 0) {
+    notes.push(`mailroom from the sender's spawn instead (startup included): median ${fmt(median(ours.map((r) => r.perSecondFromSpawn ?? 0)))} msg/s`);
+  }
+  results.deliver = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const machineBefore = describeMachine();
+  log(`Mailroom bench ${runId}: node ${process.version}, ${String(machineBefore.cpus)} CPUs, load ${JSON.stringify(machineBefore.loadAverage)}`);
+  const applied = await recreateDatabase(DATABASE_URL);
+  log(`database ${new URL(DATABASE_URL).pathname.slice(1)} recreated (${applied.length} migrations); Redis prefix mailroom-bench-${runId}-*`);
+  const db = await BenchDatabase.open(DATABASE_URL);
+  try {
+    if (settings.scenarios.includes('accept')) await runAccept(db);
+    if (settings.scenarios.includes('deliver')) await runDeliver(db);
+  } finally {
+    await db.close().catch(() => {});
+    await cleanup();
+  }
+
+  const rows: TableRow[] = [];
+  if (results.accept) {
+    const a = results.accept;
+    rows.push({ scenario: 'accept', baseline: `${rate(a.baseline.median, 'req/s')} (bare)`, ours: rate(a.ours.median, 'req/s'), ratio: a.ratio, target: a.target, verdict: verdictOf(a.ratio, a.target) });
+  }
+  if (results.deliver) {
+    const d = results.deliver;
+    rows.push({ scenario: 'deliver', baseline: `${rate(d.baseline.median, 'msg/s')} (raw)`, ours: Number.isFinite(d.ours.median) ? rate(d.ours.median, 'msg/s') : 'pending', ratio: d.ratio, target: d.target, verdict: verdictOf(d.ratio, d.target) });
+  }
+  log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
+  log(formatTable(rows));
+  for (const row of rows) {
+    if (row.verdict === 'MISSED') log(`\nMISSED: ${row.scenario} ratio ${row.ratio?.toFixed(2)} is below the target ${row.target.toFixed(2)}.`);
+    if (row.verdict === 'PENDING') log(`\nPENDING: ${row.scenario} was not measured; see notes.`);
+  }
+  for (const [name, r] of Object.entries(results)) for (const note of r.notes) log(`note (${name}): ${note}`);
+
+  const file = writeResults({
+    runId,
+    startedAt: started.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine: { ...machineBefore, loadAverageAfter: describeMachine().loadAverage },
+    settings,
+    table: rows,
+    scenarios: results,
+  });
+  log(`\nresults: ${path.relative(REPOSITORY_ROOT, file)}${settings.cpuProfile ? `; CPU profiles in ${path.relative(REPOSITORY_ROOT, path.join(RESULTS_DIR, 'profiles'))}` : ''}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (interruptedAt !== undefined) {
+      // Ctrl-C reaches both pnpm's tsx and this process; only a later second signal means "now".
+      if (performance.now() - interruptedAt < 1_000) return;
+      killAllNow();
+      process.exit(130);
+    }
+    interruptedAt = performance.now();
+    console.log(`\n${signal}: stopping the children…`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+process.on('exit', killAllNow);
+
+main().then(
+  () => process.exit(0),
+  async (err: unknown) => {
+    process.stderr.write(`bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await cleanup().catch(() => {});
+    process.exit(1);
+  },
+);

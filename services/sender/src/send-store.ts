@@ -1,0 +1,126 @@
+import type { Pool } from '@mailroom/db';
+
+/** An email as the sender needs it: enough to build the message and to describe events. */
+export interface OutgoingEmail {
+  id: string;
+  projectId: string;
+  from: string;
+  to: string[];
+  cc: string[];
+  replyTo: string[];
+  subject: string;
+  html: string | null;
+  text: string | null;
+  headers: Record<string, string>;
+  tags: { name: string; value: string }[];
+  messageId: string;
+  hasAttachments: boolean;
+  /** Recipients due now, not suppressed. */
+  due: DueRecipient[];
+  /** Recipients due now whose address the project suppresses. */
+  suppressed: DueRecipient[];
+}
+
+export interface DueRecipient {
+  id: string;
+  address: string;
+  attempts: number;
+}
+
+export interface OutgoingAttachment {
+  filename: string;
+  contentType: string | null;
+  contentId: string | null;
+  content: Buffer;
+}
+
+/**
+ * The sender's claims on emails, held in PostgreSQL. A lease lasts LEASE_SECONDS and is renewed
+ * while the worker works; a claim is taken only on a due email whose lease is free or expired,
+ * so two workers never work on one email at once, and a dead worker's emails are picked up again
+ * once its lease runs out. Every call handles many emails in one statement.
+ */
+export class SendStore {
+  constructor(private readonly pool: Pool, private readonly owner: string, private readonly leaseSeconds: number) {}
+
+  /** Claims those of `emailIds` that are due and unclaimed; scheduled ones become queued. Returns the claimed ids. */
+  async claim(emailIds: readonly string[]): Promise<string[]> {
+    const { rows } = await this.pool.query<{ id: string }>({
+      name: 'mailroom-claim-emails',
+      text: `WITH claimed AS (
+               UPDATE emails
+                  SET lease_owner = $2, lease_expires_at = now() + make_interval(secs => $3),
+                      status = CASE WHEN status = 'scheduled' THEN 'queued'::"DeliveryStatus" ELSE status END, updated_at = now()
+                WHERE id = ANY($1::text[]) AND next_attempt_at IS NOT NULL AND next_attempt_at <= now() + interval '1 second'
+                  AND (lease_expires_at IS NULL OR lease_expires_at < now())
+               RETURNING id
+             ), recipients AS (
+               UPDATE email_recipients SET status = 'queued', updated_at = now()
+                WHERE email_id IN (SELECT id FROM claimed) AND status = 'scheduled'
+             )
+             SELECT id FROM claimed`,
+      values: [emailIds, this.owner, this.leaseSeconds],
+    });
+    return rows.map((r) => r.id);
+  }
+
+  async renew(emailIds: readonly string[]): Promise<void> {
+    await this.pool.query({
+      name: 'mailroom-renew-leases',
+      text: 'UPDATE emails SET lease_expires_at = now() + make_interval(secs => $3) WHERE id = ANY($1::text[]) AND lease_owner = $2',
+      values: [emailIds, this.owner, this.leaseSeconds],
+    });
+  }
+
+  /** The claimed emails with their due recipients, split by suppression. */
+  async load(emailIds: readonly string[]): Promise<OutgoingEmail[]> {
+    const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: (DueRecipient & { suppressed: boolean })[] }>({
+      name: 'mailroom-load-outgoing',
+      text: `SELECT json_build_object(
+                      'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
+                      'subject', e.subject, 'html', e.html, 'text', e.text, 'headers', e.headers, 'tags', e.tags,
+                      'messageId', e.message_id,
+                      'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,
+                    coalesce((SELECT json_agg(json_build_object(
+                                'id', r.id, 'address', r.address, 'attempts', r.attempts,
+                                'suppressed', EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = e.project_id AND s.address = lower(r.address)))
+                              ORDER BY r.id)
+                                FROM email_recipients r
+                               WHERE r.email_id = e.id AND r.status IN ('queued', 'sent', 'delivery_delayed')
+                                 AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '1 second')), '[]') AS due
+               FROM emails e WHERE e.id = ANY($1::text[])`,
+      values: [emailIds],
+    });
+    return rows.map(({ email, due }) => ({
+      ...email,
+      due: due.filter((r) => !r.suppressed).map(({ suppressed: _, ...r }) => r),
+      suppressed: due.filter((r) => r.suppressed).map(({ suppressed: _, ...r }) => r),
+    }));
+  }
+
+  async attachments(emailId: string): Promise<OutgoingAttachment[]> {
+    const { rows } = await this.pool.query<{ filename: string; content_type: string | null; content_id: string | null; content: Buffer }>({
+      text: 'SELECT filename, content_type, content_id, content FROM email_attachments WHERE email_id = $1 ORDER BY position',
+      values: [emailId],
+    });
+    return rows.map((r) => ({ filename: r.filename, contentType: r.content_type, contentId: r.content_id, content: r.content }));
+  }
+
+  /**
+   * Gives the emails back, each due again at the earliest next attempt of its unfinished
+   * recipients (a recipient not yet attempted counts as due now), or never when none is left.
+   */
+  async release(emailIds: readonly string[]): Promise<{ emailId: string; dueAt: Date }[]> {
+    const { rows } = await this.pool.query<{ id: string; next_attempt_at: Date | null }>({
+      name: 'mailroom-release-emails',
+      text: `UPDATE emails e
+                SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
+                    next_attempt_at = (SELECT min(coalesce(r.next_attempt_at, now())) FROM email_recipients r
+                                        WHERE r.email_id = e.id AND r.status IN ('queued', 'sent', 'delivery_delayed'))
+              WHERE e.id = ANY($1::text[]) AND e.lease_owner = $2
+             RETURNING e.id, e.next_attempt_at`,
+      values: [emailIds, this.owner],
+    });
+    return rows.flatMap((r) => (r.next_attempt_at ? [{ emailId: r.id, dueAt: r.next_attempt_at }] : []));
+  }
+}
