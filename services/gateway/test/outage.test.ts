@@ -29,6 +29,9 @@ describe('when PostgreSQL goes away', () => {
     const down = await t.api.get('/api-keys', { token });
     expect(down.status).toBe(503);
     expect(down.body).toEqual({ name: 'service_unavailable', message: expect.any(String), statusCode: 503 });
+    const send = await t.api.post('/emails', { from: 'a@acme.test', to: 'b@example.test', subject: 'x', text: 'y' }, { token });
+    expect(send.status).toBe(503);
+    expect(send.body.name).toBe('service_unavailable');
     const notReady = await t.api.get('/readyz');
     expect(notReady.status).toBe(503);
     expect(notReady.body).toMatchObject({ name: 'service_unavailable', statusCode: 503, checks: { postgres: 'unavailable', redis: 'ok' } });
@@ -39,5 +42,9 @@ describe('when PostgreSQL goes away', () => {
     const back = await t.api.get('/api-keys', { token });
     expect(back.status).toBe(200);
     expect(back.body.data).toHaveLength(1);
+    // The refused send left nothing behind; a new one goes through.
+    expect(await t.gateway.ctx.db.email.count()).toBe(0);
+    expect((await t.api.post('/emails', { from: 'a@acme.test', to: 'b@example.test', subject: 'x', text: 'y' }, { token })).status).toBe(200);
+    expect(await t.gateway.ctx.db.email.count()).toBe(1);
   });
 });
