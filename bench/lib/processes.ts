@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPOSITORY_ROOT, TSX_LOADER } from './paths';
+import { acceptsConnections } from '../../scripts/lib/wait-for-port';
 
 /** How much of a child's output is kept for error messages. */
 const TAIL_BYTES = 8_000;
@@ -111,17 +112,6 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /** Resolves once the child accepts TCP connections on `port`; rejects with its output if it exits first or takes too long. */
 export async function waitForPort(child: Child, port: number, timeoutMs = 60_000): Promise<number> {
   const deadline = performance.now() + timeoutMs;
@@ -130,7 +120,7 @@ export async function waitForPort(child: Child, port: number, timeoutMs = 60_000
       const { code, signal } = await child.exited;
       throw new Error(`${child.name} exited (${signal ?? `code ${code}`}) before listening on ${port}:\n${child.output() || '(no output)'}`);
     }
-    if (await accepts(port)) return performance.now() - child.startedAt;
+    if (await acceptsConnections(port)) return performance.now() - child.startedAt;
     await sleep(50);
   }
   throw new Error(`${child.name} did not listen on ${port} within ${timeoutMs / 1000} s:\n${child.output() || '(no output)'}`);

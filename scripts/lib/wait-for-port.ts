@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const POLL_MS = 250;
 
-function accepts(port: number): Promise<boolean> {
+/** True when something accepts a TCP connection on the local port now. */
+export function acceptsConnections(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {
@@ -18,7 +19,7 @@ function accepts(port: number): Promise<boolean> {
 export async function waitForPort(port: number, timeoutMs: number, cancelled: () => boolean): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline && !cancelled()) {
-    if (await accepts(port)) return true;
+    if (await acceptsConnections(port)) return true;
     await sleep(POLL_MS);
   }
   return false;

@@ -8,7 +8,8 @@
 import { ConfigError, loadConfig } from '@mailroom/core';
 import { applyMigrations } from './migrate/apply-migrations';
 import { createMigration } from './migrate/create-migration';
-import { parseDatabaseUrl, redactDatabaseUrl } from './migrate/database-url';
+import { redactUrl } from '@mailroom/core';
+import { parseDatabaseUrl } from './migrate/database-url';
 import { MigrateError } from './migrate/errors';
 import { describeEngineError } from './migrate/engine-error';
 
@@ -25,7 +26,7 @@ async function migrate(databaseUrl: string, json: boolean): Promise<void> {
     console.log(JSON.stringify({ createdDatabase, applied }));
     return;
   }
-  const where = redactDatabaseUrl(databaseUrl);
+  const where = redactUrl(databaseUrl);
   if (createdDatabase) console.log(`Created the database ${parseDatabaseUrl(databaseUrl).databaseName}.`);
   if (applied.length === 0) {
     console.log(`No pending migrations; ${where} is up to date.`);

@@ -1,4 +1,4 @@
-import { redactDatabaseUrl } from './database-url';
+import { redactUrl } from '@mailroom/core';
 import { MigrateError } from './errors';
 
 function codeOf(error: unknown): string | undefined {
@@ -22,7 +22,7 @@ export function errorCode(error: unknown): string | undefined {
 
 /** Turns a pg connection failure into one sentence naming the server without its password. */
 export function connectionError(error: unknown, databaseUrl: string): MigrateError {
-  const where = redactDatabaseUrl(databaseUrl);
+  const where = redactUrl(databaseUrl);
   const code = codeOf(error);
   const detail = messageOf(error).replace(/\.$/, '');
   if (code === '28P01' || code === '28000') {

@@ -1,3 +1,4 @@
+import { redactUrl } from '@mailroom/core';
 import { MigrateError } from './errors';
 
 /** The pieces of a postgresql:// URL the migration runner needs. */
@@ -18,7 +19,7 @@ export function parseDatabaseUrl(databaseUrl: string): ParsedDatabaseUrl {
   }
   const databaseName = decodeURIComponent(url.pathname.replace(/^\//, ''));
   if (databaseName === '' || databaseName.includes('/')) {
-    throw new MigrateError(`DATABASE_URL ${redactDatabaseUrl(databaseUrl)} does not name a database.`);
+    throw new MigrateError(`DATABASE_URL ${redactUrl(databaseUrl)} does not name a database.`);
   }
   return { url, databaseName };
 }
@@ -28,17 +29,6 @@ export function withDatabase(databaseUrl: string, databaseName: string): string 
   const url = new URL(databaseUrl);
   url.pathname = `/${encodeURIComponent(databaseName)}`;
   return url.toString();
-}
-
-/** The URL without its password, for messages. */
-export function redactDatabaseUrl(databaseUrl: string): string {
-  try {
-    const url = new URL(databaseUrl);
-    url.password = '';
-    return url.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
 }
 
 /** A double-quoted PostgreSQL identifier; embedded quotes are doubled. */

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { connectionError, errorCode } from './connection-error';
-import { parseDatabaseUrl, quoteIdentifier, redactDatabaseUrl, withDatabase } from './database-url';
+import { redactUrl } from '@mailroom/core';
+import { parseDatabaseUrl, quoteIdentifier, withDatabase } from './database-url';
 import { MigrateError } from './errors';
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -32,7 +33,7 @@ async function createDatabase(client: Client, databaseUrl: string, databaseName:
   } catch (error) {
     const code = errorCode(error);
     if (code === DUPLICATE_DATABASE || code === UNIQUE_VIOLATION) return false;
-    const where = redactDatabaseUrl(databaseUrl);
+    const where = redactUrl(databaseUrl);
     if (code === INSUFFICIENT_PRIVILEGE) {
       throw new MigrateError(`The database ${databaseName} does not exist at ${where} and this role may not create it.`);
     }
@@ -57,7 +58,7 @@ export async function ensureDatabase(databaseUrl: string): Promise<boolean> {
   const maintenance = await connectOrNull(maintenanceUrl);
   if (!maintenance) {
     throw new MigrateError(
-      `The database ${databaseName} does not exist at ${redactDatabaseUrl(databaseUrl)}, and neither does the postgres maintenance database to create it from.`,
+      `The database ${databaseName} does not exist at ${redactUrl(databaseUrl)}, and neither does the postgres maintenance database to create it from.`,
     );
   }
   try {

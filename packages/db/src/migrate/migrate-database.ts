@@ -1,4 +1,4 @@
-import { redactDatabaseUrl } from './database-url';
+import { redactUrl } from '@mailroom/core';
 import { ensureDatabase } from './ensure-database';
 import { runCli } from './run-cli';
 
@@ -26,7 +26,7 @@ function parseApplied(stdout: string): string[] | undefined {
 export async function migrateDatabase(databaseUrl: string): Promise<string[]> {
   await ensureDatabase(databaseUrl);
   const { code, stdout, stderr } = await runCli(['migrate', '--json'], databaseUrl);
-  const where = redactDatabaseUrl(databaseUrl);
+  const where = redactUrl(databaseUrl);
   if (code !== 0) {
     throw new Error(`Migrating ${where} failed: ${stderr.trim() || `the migration CLI exited with code ${code}`}`);
   }

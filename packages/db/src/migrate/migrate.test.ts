@@ -76,7 +76,7 @@ describe('ensureDatabase', () => {
   test('when PostgreSQL is unreachable, then it names the URL without its password', async () => {
     const promise = ensureDatabase('postgresql://postgres:hunter2@127.0.0.1:1/mailroom');
     await expect(promise).rejects.toThrow(MigrateError);
-    await expect(promise).rejects.toThrow('postgresql://postgres@127.0.0.1:1/mailroom');
+    await expect(promise).rejects.toThrow('postgresql://postgres:***@127.0.0.1:1/mailroom');
     await expect(promise).rejects.not.toThrow('hunter2');
   });
 });
@@ -128,8 +128,9 @@ describe('migration CLI', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringContaining('Cannot connect to PostgreSQL at postgresql://postgres@127.0.0.1:1/mailroom'),
+      expect.stringContaining('Cannot connect to PostgreSQL at postgresql://postgres:***@127.0.0.1:1/mailroom'),
     ]);
+    expect(result.stderr).not.toContain('hunter2');
   });
 });
 

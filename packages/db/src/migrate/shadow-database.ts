@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { connectionError } from './connection-error';
-import { quoteIdentifier, redactDatabaseUrl, withDatabase } from './database-url';
+import { redactUrl } from '@mailroom/core';
+import { quoteIdentifier, withDatabase } from './database-url';
 import { MigrateError } from './errors';
 
 /** An empty database on the target's server, for the engine to replay the migrations into. */
@@ -35,7 +36,7 @@ export async function createShadowDatabase(databaseUrl: string): Promise<ShadowD
     if (error instanceof MigrateError) throw error;
     const detail = error instanceof Error ? error.message : String(error);
     throw new MigrateError(
-      `Creating a temporary shadow database at ${redactDatabaseUrl(databaseUrl)} failed (${detail}); making a migration needs the CREATEDB privilege.`,
+      `Creating a temporary shadow database at ${redactUrl(databaseUrl)} failed (${detail}); making a migration needs the CREATEDB privilege.`,
     );
   }
   return {

@@ -4,4 +4,4 @@ export type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
 export { parseRetryAfterSeconds } from './parse-retry-after';
 export { parseSmtpReply } from './parse-smtp-reply';
 export { type MxHost, type MxRoute, resolveMxRoute } from './resolve-mx';
-export { parseSmarthostUrl, redactUrl, type SmarthostUrl } from './smarthost-url';
+export { parseSmarthostUrl, type SmarthostUrl } from './smarthost-url';

@@ -1,3 +1,4 @@
+import { redactUrl } from '@mailroom/core';
 /** A validated smarthost URL (`OUTBOUND_SMTP_URL`). */
 export interface SmarthostUrl {
   /** The URL as configured, credentials included: only for nodemailer, never for logs. */
@@ -25,13 +26,5 @@ export function parseSmarthostUrl(value: string): SmarthostUrl {
     throw new Error(`The smarthost URL must start with smtp:// or smtps://, not ${parsed.protocol}//`);
   }
   if (!parsed.hostname) throw new Error('The smarthost URL has no host');
-  return { url: value, host: parsed.hostname, secure: parsed.protocol === 'smtps:', redacted: redactUrl(parsed) };
-}
-
-/** The URL with its password, if any, replaced by `***`. */
-export function redactUrl(url: URL): string {
-  if (!url.password) return url.href;
-  const copy = new URL(url.href);
-  copy.password = '***';
-  return copy.href;
+  return { url: value, host: parsed.hostname, secure: parsed.protocol === 'smtps:', redacted: redactUrl(value) };
 }
