@@ -1,4 +1,4 @@
-import { loadConfig } from '@mailroom/core';
+import { FINAL_STATUSES, loadConfig } from '@mailroom/core';
 import { startSender, type RunningSender } from '../../services/sender/src/start-sender';
 import { createTestDatabase, type TestDatabase } from './databases';
 import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from './gateway';
@@ -47,5 +47,5 @@ export async function waitForEmail(api: ApiClient, id: string, done: (email: any
   throw new Error(`email ${id} did not reach the expected state; last seen: ${JSON.stringify(last)}`);
 }
 
-export const FINAL = new Set(['delivered', 'bounced', 'complained', 'failed', 'suppressed', 'canceled']);
+export const FINAL = FINAL_STATUSES as ReadonlySet<string>;
 export const isFinished = (email: any) => FINAL.has(email.status);

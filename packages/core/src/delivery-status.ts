@@ -26,6 +26,9 @@ export const FINAL_STATUSES: ReadonlySet<DeliveryStatus> = new Set([
 
 export const isFinal = (status: DeliveryStatus) => FINAL_STATUSES.has(status);
 
+/** Statuses of a recipient the sender still attempts (when due). */
+export const ATTEMPTABLE_STATUSES: readonly DeliveryStatus[] = ['queued', 'sent', 'delivery_delayed'];
+
 /**
  * The email's status from its recipients': while any is unfinished, `delivery_delayed` if any
  * is delayed, else `sent` if any has begun, else `queued` (or `scheduled`); once all are final,

@@ -5,5 +5,4 @@ export type { ApiKey, Member, Project, User } from './generated/client';
 export { ApiKeyPermission, Role } from './generated/enums';
 export * from './emails';
 export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, IdempotencyKey } from './generated/client';
-export { DeliveryStatus as DeliveryStatusEnum, RecipientKind } from './generated/enums';
 export { createPool, inTransaction, type Pool, type PoolClient, type Queryable } from './pool';

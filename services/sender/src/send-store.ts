@@ -1,3 +1,4 @@
+import { ATTEMPTABLE_STATUSES } from '@mailroom/core';
 import type { Pool } from '@mailroom/db';
 
 /** An email as the sender needs it: enough to build the message and to describe events. */
@@ -86,10 +87,10 @@ export class SendStore {
                                 'suppressed', EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = e.project_id AND s.address = lower(r.address)))
                               ORDER BY r.id)
                                 FROM email_recipients r
-                               WHERE r.email_id = e.id AND r.status IN ('queued', 'sent', 'delivery_delayed')
+                               WHERE r.email_id = e.id AND r.status = ANY($2::"DeliveryStatus"[])
                                  AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '1 second')), '[]') AS due
                FROM emails e WHERE e.id = ANY($1::text[])`,
-      values: [emailIds],
+      values: [emailIds, ATTEMPTABLE_STATUSES],
     });
     return rows.map(({ email, due }) => ({
       ...email,
@@ -116,10 +117,10 @@ export class SendStore {
       text: `UPDATE emails e
                 SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
                     next_attempt_at = (SELECT min(coalesce(r.next_attempt_at, now())) FROM email_recipients r
-                                        WHERE r.email_id = e.id AND r.status IN ('queued', 'sent', 'delivery_delayed'))
+                                        WHERE r.email_id = e.id AND r.status = ANY($2::"DeliveryStatus"[]))
               WHERE e.id = ANY($1::text[]) AND e.lease_owner = $2
              RETURNING e.id, e.next_attempt_at`,
-      values: [emailIds, this.owner],
+      values: [emailIds, this.owner, ATTEMPTABLE_STATUSES],
     });
     return rows.flatMap((r) => (r.next_attempt_at ? [{ emailId: r.id, dueAt: r.next_attempt_at }] : []));
   }

@@ -1,3 +1,3 @@
-export * from './event-outbox';
+export * from './event-data';
 export * from './insert-emails';
 export * from './record-outcomes';

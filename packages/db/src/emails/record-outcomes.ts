@@ -1,6 +1,6 @@
 import { newId, summarizeEmailStatus, type DeliveryStatus, type EmailEventData, type SmtpReplyData, type WebhookEventType } from '@mailroom/core';
 import { inTransaction, type Pool, type PoolClient } from '../pool';
-import { eventData, type EmailEventSubject } from './event-outbox';
+import { eventData, type EmailEventSubject } from './event-data';
 
 /** What happened to one recipient at one attempt (or before any, when suppressed). */
 export type RecipientOutcome =

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_RECIPIENTS, mailboxField, mailboxListField, parseMailbox } from './addresses';
+import { MAX_RECIPIENTS, mailboxField, mailboxListField } from './addresses';
 
 /** Headers Mailroom sets itself; a caller may not (DESIGN §4 "Send"). Lower-cased. */
 export const RESERVED_HEADERS = new Set(
@@ -94,8 +94,3 @@ export const sendEmailSchema = z
 export type SendEmail = z.output<typeof sendEmailSchema>;
 
 export const batchSchema = z.array(sendEmailSchema).min(1, 'needs at least one email').max(100, 'at most 100 emails per batch');
-
-/** Bare addresses of a mailbox list, de-duplicated case-insensitively, first spelling kept. */
-export function addressesOf(values: readonly string[] | undefined): string[] {
-  return (values ?? []).map((v) => parseMailbox(v)?.address ?? v);
-}
