@@ -30,16 +30,13 @@ export interface NewEmail {
 const INSERT_EMAILS = `
 WITH v AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS v(
-    id text, project_id text, from_header text, from_address text, "to" jsonb, cc jsonb, bcc jsonb, reply_to jsonb,
+    id text, project_id text, from_header text, from_address text, "to" text[], cc text[], bcc text[], reply_to text[],
     subject text, html text, text text, headers jsonb, tags jsonb, scheduled_at timestamptz, track_opens boolean,
     track_clicks boolean, message_id text, status text, next_attempt_at timestamptz)
 ), e AS (
   INSERT INTO emails (id, project_id, from_header, from_address, "to", cc, bcc, reply_to, subject, html, text, headers, tags,
                       scheduled_at, track_opens, track_clicks, message_id, status, next_attempt_at, created_at, updated_at)
-  SELECT v.id, v.project_id, v.from_header, v.from_address,
-         ARRAY(SELECT jsonb_array_elements_text(v."to")), ARRAY(SELECT jsonb_array_elements_text(v.cc)),
-         ARRAY(SELECT jsonb_array_elements_text(v.bcc)), ARRAY(SELECT jsonb_array_elements_text(v.reply_to)),
-         v.subject, v.html, v.text, v.headers, v.tags, v.scheduled_at,
+  SELECT v.id, v.project_id, v.from_header, v.from_address, v."to", v.cc, v.bcc, v.reply_to, v.subject, v.html, v.text, v.headers, v.tags, v.scheduled_at,
          coalesce(v.track_opens, p.track_opens), coalesce(v.track_clicks, p.track_clicks),
          v.message_id, v.status::"DeliveryStatus", v.next_attempt_at, now(), now()
     FROM v JOIN projects p ON p.id = v.project_id
@@ -50,7 +47,7 @@ WITH v AS (
     FROM jsonb_to_recordset($2::jsonb) AS r(id text, email_id text, address text, kind text, status text)
   RETURNING 1
 )
-SELECT (SELECT count(*) FROM e) AS emails, (SELECT count(*) FROM r) AS recipients`;
+SELECT count(*) FROM e`;
 
 const INSERT_ATTACHMENTS = `
 INSERT INTO email_attachments (id, email_id, position, filename, content_type, content_id, content)

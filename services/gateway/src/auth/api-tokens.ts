@@ -29,6 +29,7 @@ export class ApiTokenVerifier {
   private cacheEpoch: string | null = null;
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly epochKey: string;
+  private nextEpochRead: Promise<string | null> | null = null;
 
   constructor(private readonly db: Database, private readonly redis: Redis, prefix: string) {
     this.epochKey = `${prefix}:api-keys:revocation-epoch`;
@@ -58,7 +59,21 @@ export class ApiTokenVerifier {
     await this.redis.incr(this.epochKey);
   }
 
-  private async readEpoch(): Promise<string | null> {
+  /**
+   * The current epoch. Requests arriving in the same event-loop turn share one read, which is
+   * sent only after all of them arrived, so none can see an epoch older than its own arrival.
+   */
+  private readEpoch(): Promise<string | null> {
+    this.nextEpochRead ??= new Promise((resolve) => {
+      setImmediate(() => {
+        this.nextEpochRead = null;
+        resolve(this.fetchEpoch());
+      });
+    });
+    return this.nextEpochRead;
+  }
+
+  private async fetchEpoch(): Promise<string | null> {
     let epoch: string | null;
     try {
       epoch = (await this.redis.get(this.epochKey)) ?? '0';

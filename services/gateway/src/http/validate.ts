@@ -9,7 +9,7 @@ export type InputPart = 'body' | 'query' | 'path';
  * present but invalid one is 422 `validation_error`; either way the message names the field.
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
-  const nul = pathOfNul(value);
+  const nul = hasNul(value) ? pathOfNul(value) : null;
   if (nul !== null) {
     // PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the database.
     throw new MailroomError('validation_error', `\`${nul || part}\`: must not contain the NUL character (U+0000)`);
@@ -31,6 +31,16 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part:
   }
   const where = field === '' ? `The request ${part}` : `\`${field}\``;
   throw new MailroomError('validation_error', `${where}: ${issue.message}`);
+}
+
+/** Whether any string or key holds U+0000; allocation-free, for every request. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (value === null || typeof value !== 'object') return false;
+  for (const key in value) {
+    if (key.includes('\u0000') || hasNul((value as Record<string, unknown>)[key])) return true;
+  }
+  return false;
 }
 
 /** The path of the first string (or key) holding U+0000, '' for the value itself, or null. */
