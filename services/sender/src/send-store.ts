@@ -117,7 +117,7 @@ export class SendStore {
       text: `UPDATE emails e
                 SET lease_owner = NULL, lease_expires_at = NULL, updated_at = now(),
                     next_attempt_at = (SELECT min(coalesce(r.next_attempt_at, now())) FROM email_recipients r
-                                        WHERE r.email_id = e.id AND r.status = ANY($2::"DeliveryStatus"[]))
+                                        WHERE r.email_id = e.id AND r.status = ANY($3::"DeliveryStatus"[]))
               WHERE e.id = ANY($1::text[]) AND e.lease_owner = $2
              RETURNING e.id, e.next_attempt_at`,
       values: [emailIds, this.owner, ATTEMPTABLE_STATUSES],

@@ -41,6 +41,12 @@ describe('sending through a smarthost', () => {
       { email: 'ok-hidden@example.test', status: 'delivered' },
     ]);
     expect(types(email, 'ok-1@example.test')).toEqual(['email.sent', 'email.delivered']);
+    // Once finished, the email is given back: no lease held, nothing left to do.
+    const db = s.t.gateway.ctx.db;
+    for (let i = 0; i < 50 && (await db.email.findUniqueOrThrow({ where: { id } })).leaseOwner !== null; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(await db.email.findUniqueOrThrow({ where: { id } })).toMatchObject({ leaseOwner: null, leaseExpiresAt: null, nextAttemptAt: null });
     const delivered = email.events.find((e: any) => e.type === 'email.delivered' && e.data.recipient === 'ok-1@example.test');
     expect(delivered.id).toMatch(/^evt_/);
     expect(delivered.data).toMatchObject({
