@@ -36,7 +36,8 @@ export async function processSendJob(deps: ProcessDeps, emailIds: readonly strin
   }, (deps.leaseSeconds * 1000) / 3);
   try {
     const emails = await deps.store.load(claimed);
-    await Promise.all(emails.map((email) => deps.limit(() => processEmail(deps, email))));
+    // Every email finishes before any lease is given back, even if one of them fails.
+    await settleAll(emails.map((email) => deps.limit(() => processEmail(deps, email))));
   } finally {
     clearInterval(renewal);
     await deps.sendQueue.enqueueDue(await deps.store.release(claimed));
@@ -60,7 +61,13 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
       await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt: new Date() }]);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
+  await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
+}
+
+/** Waits for every task, then throws the first failure: nothing is left running behind a rejection. */
+async function settleAll(tasks: Promise<unknown>[]): Promise<void> {
+  const failure = (await Promise.allSettled(tasks)).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** Maps a delivery outcome onto the recipient's next state, applying the retry schedule. */
