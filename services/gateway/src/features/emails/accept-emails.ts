@@ -1,7 +1,6 @@
 import { newId, serviceUnavailable, type Logger, type SendQueue } from '@mailroom/core';
 import { inTransaction, insertEmails, type NewEmail, type Pool } from '@mailroom/db';
 import { notifySender, type AcceptBatcher } from './accept-batcher';
-import { parseMailbox } from './addresses';
 import { claimIdempotencyKey, rememberIdempotentResponse, type IdempotencyRequest } from './idempotency';
 import type { SendEmail } from './send-schema';
 
@@ -51,14 +50,12 @@ export async function acceptEmails<Answer>(
 
 function toNewEmail(projectId: string, send: SendEmail): NewEmail {
   const id = newId('email');
-  const from = parseMailbox(send.from);
-  if (!from) throw new Error('from was validated as one mailbox');
+  const text = (list: readonly { text: string }[] | undefined) => (list ?? []).map((m) => m.text);
   const status = send.scheduledAt !== undefined ? 'scheduled' : 'queued';
   const seen = new Set<string>();
   const recipients: NewEmail['recipients'] = [];
   for (const [kind, list] of [['to', send.to], ['cc', send.cc], ['bcc', send.bcc]] as const) {
-    for (const value of list ?? []) {
-      const address = parseMailbox(value)?.address ?? value;
+    for (const { address } of list ?? []) {
       if (seen.has(address.toLowerCase())) continue;
       seen.add(address.toLowerCase());
       recipients.push({ id: newId('recipient'), address, kind });
@@ -67,12 +64,12 @@ function toNewEmail(projectId: string, send: SendEmail): NewEmail {
   return {
     id,
     projectId,
-    from: send.from,
-    fromAddress: from.address,
-    to: send.to,
-    cc: send.cc ?? [],
-    bcc: send.bcc ?? [],
-    replyTo: send.replyTo ?? [],
+    from: send.from.text,
+    fromAddress: send.from.address,
+    to: text(send.to),
+    cc: text(send.cc),
+    bcc: text(send.bcc),
+    replyTo: text(send.replyTo),
     subject: send.subject,
     html: send.html ?? null,
     text: send.text ?? null,
@@ -81,7 +78,7 @@ function toNewEmail(projectId: string, send: SendEmail): NewEmail {
     scheduledAt: send.scheduledAt ?? null,
     trackOpens: send.trackOpens ?? null,
     trackClicks: send.trackClicks ?? null,
-    messageId: `${id}@${from.address.split('@')[1] ?? 'mailroom.local'}`,
+    messageId: `${id}@${send.from.address.split('@')[1] ?? 'mailroom.local'}`,
     status,
     nextAttemptAt: send.scheduledAt ?? new Date(),
     recipients,

@@ -19,12 +19,23 @@ export function parseMailbox(value: string): Mailbox | null {
   return { name: only.name ?? '', address: only.address };
 }
 
-/** A field holding one mailbox; the original text is kept for the header. */
+/** A mailbox as given (for headers) and its bare address (for the envelope). */
+export interface ParsedMailbox {
+  text: string;
+  address: string;
+}
+
+/** A field holding one mailbox, parsed once: the original text is kept for the header. */
 export const mailboxField = z
   .string()
   .max(998)
-  .superRefine((value, ctx) => {
-    if (!parseMailbox(value)) ctx.addIssue({ code: 'custom', message: 'must be one email address, "a@example.com" or "Name <a@example.com>"' });
+  .transform((text, ctx): ParsedMailbox => {
+    const mailbox = parseMailbox(text);
+    if (!mailbox) {
+      ctx.addIssue({ code: 'custom', message: 'must be one email address, "a@example.com" or "Name <a@example.com>"' });
+      return z.NEVER;
+    }
+    return { text, address: mailbox.address };
   });
 
 /** A field holding one mailbox or an array of them; always an array after parsing. */
