@@ -1,9 +1,6 @@
+// The `data` of events about sent mail (DESIGN §5). The events themselves are written to the
+// outbox by recordOutcomes, in the transaction of the change they report.
 import type { EmailEventData } from '@mailroom/core';
-
-/**
- * The `data` of events about sent mail (DESIGN §5). The events themselves are written to the
- * outbox by recordOutcomes, in the transaction of the change they report.
- */
 
 /** The fields of an email every event about it carries. */
 export interface EmailEventSubject {
