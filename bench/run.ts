@@ -64,6 +64,7 @@ const env: BenchEnvironment = {
   secretKey: randomBytes(20).toString('hex'),
   nodeFlags: [
     ...(settings.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`] : []),
+    ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
     ...(settings.countQueries ? ['--import', path.join(__dirname, 'lib', 'count-queries.ts')] : []),
   ],
   echo: settings.verbose,

@@ -40,7 +40,7 @@ export async function startGateway(env: BenchEnvironment, queuePrefix: string): 
     env: {
       ...mailroomEnv(env, queuePrefix),
       API_PORT: String(port),
-      RATE_LIMIT_PER_SECOND: '0',
+      RATE_LIMIT_PER_SECOND: process.env.BENCH_RATE_LIMIT ?? '1000000',
       ALLOW_SIGNUP: 'true',
     },
   });

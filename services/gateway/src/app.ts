@@ -10,6 +10,8 @@ export function buildApp(ctx: GatewayContext): Express {
   const { routes } = allRoutes(ctx.config.publicApiUrl);
   const app = express();
   app.disable('x-powered-by');
+  // Answers are per-caller and mostly to writes: hashing every body for an ETag buys nothing.
+  app.set('etag', false);
   app.set('query parser', 'simple');
   app.use(observeRequests(ctx.logger.child({ component: 'http' }), ctx.metrics));
   mountRoutes(app, routes, ctx);

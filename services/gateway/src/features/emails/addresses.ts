@@ -3,6 +3,9 @@ import { z } from 'zod';
 
 const MAX_RECIPIENTS = 50;
 const emailAddress = z.email();
+// A bare address with nothing addressparser would read specially (spaces, quotes, angle
+// brackets, commas, comments, groups): the common case, taken as it is.
+const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
 
 export interface Mailbox {
   name: string;
@@ -11,12 +14,17 @@ export interface Mailbox {
 
 /** Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not one valid address. */
 export function parseMailbox(value: string): Mailbox | null {
+  if (PLAIN_ADDRESS.test(value)) return isAddress(value) ? { name: '', address: value } : null;
   if (/[\r\n\0]/.test(value)) return null;
   const parsed = addressparser(value, { flatten: true });
   const [only] = parsed;
   if (parsed.length !== 1 || !only?.address) return null;
-  if (only.address.length > 254 || !emailAddress.safeParse(only.address).success) return null;
+  if (!isAddress(only.address)) return null;
   return { name: only.name ?? '', address: only.address };
+}
+
+function isAddress(address: string): boolean {
+  return address.length <= 254 && emailAddress.safeParse(address).success;
 }
 
 /** A mailbox as given (for headers) and its bare address (for the envelope). */

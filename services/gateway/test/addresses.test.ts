@@ -1,0 +1,38 @@
+import addressparser from 'nodemailer/lib/addressparser';
+import { parseMailbox } from '../src/features/emails/addresses';
+
+describe('parseMailbox', () => {
+  test('when given a bare address, then it is the address with no name', () => {
+    expect(parseMailbox('ana@example.com')).toEqual({ name: '', address: 'ana@example.com' });
+    expect(parseMailbox("o'brien+tag@mail.example.co.uk")).toEqual({ name: '', address: "o'brien+tag@mail.example.co.uk" });
+  });
+
+  test('when given a display name, then name and address are separated', () => {
+    expect(parseMailbox('Ana Lima <ana@example.com>')).toEqual({ name: 'Ana Lima', address: 'ana@example.com' });
+    expect(parseMailbox('"Lima, Ana" <ana@example.com>')).toEqual({ name: 'Lima, Ana', address: 'ana@example.com' });
+  });
+
+  test.each([
+    ['no domain', 'ana@'],
+    ['no at sign', 'ana.example.com'],
+    ['two addresses', 'a@example.com, b@example.com'],
+    ['a line break', 'Ana <ana@example.com>\r\nBcc: x@example.com'],
+    ['two at signs', 'a@b@example.com'],
+    ['a dot at the end of the domain', 'ana@example.com.'],
+    ['too long', `${'a'.repeat(250)}@example.com`],
+    ['empty', ''],
+  ])('when given %s, then it is not a mailbox', (_, value) => {
+    expect(parseMailbox(value)).toBeNull();
+  });
+
+  test('when an address is plain, then the shortcut agrees with the full parser', () => {
+    const plain = ['a@b.co', 'first.last@example.com', 'x+y=z@example.org', 'UPPER@EXAMPLE.COM', 'a_b-c@sub.example.io', 'bad..dots@example.com'];
+    for (const value of plain) {
+      const [full] = addressparser(value, { flatten: true });
+      const parsed = parseMailbox(value);
+      if (parsed) expect(parsed).toEqual({ name: full?.name ?? '', address: full?.address });
+      // Whatever the shortcut refuses, the full parser's address fails the same check.
+      else expect(parseMailbox(`Someone <${value}>`)).toBeNull();
+    }
+  });
+});
