@@ -3,9 +3,11 @@ import { z } from 'zod';
 
 const MAX_RECIPIENTS = 50;
 const emailAddress = z.email();
-// A bare address with nothing addressparser would read specially (spaces, quotes, angle
-// brackets, commas, comments, groups): the common case, taken as it is.
-const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/;
+// The common forms, "a@x" and "Plain Name <a@x>", with nothing addressparser would read
+// specially (quotes, comments, commas, groups, runs of spaces), are taken as they are.
+const ATEXT = "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+";
+const PLAIN_ADDRESS = new RegExp(`^${ATEXT}@[A-Za-z0-9.-]+$`);
+const PLAIN_NAMED = new RegExp(`^(${ATEXT}(?: ${ATEXT})*) <(${ATEXT}@[A-Za-z0-9.-]+)>$`);
 
 export interface Mailbox {
   name: string;
@@ -15,6 +17,8 @@ export interface Mailbox {
 /** Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not one valid address. */
 export function parseMailbox(value: string): Mailbox | null {
   if (PLAIN_ADDRESS.test(value)) return isAddress(value) ? { name: '', address: value } : null;
+  const named = PLAIN_NAMED.exec(value);
+  if (named) return isAddress(named[2] as string) ? { name: named[1] as string, address: named[2] as string } : null;
   if (/[\r\n\0]/.test(value)) return null;
   const parsed = addressparser(value, { flatten: true });
   const [only] = parsed;
