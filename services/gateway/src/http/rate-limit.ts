@@ -20,7 +20,8 @@ interface Consumption {
   state?: WindowState;
 }
 
-// Keys counted by one script call at most; each distinct key costs the script a few commands.
+// Requests counted by one script call at most (each distinct key among them costs the script
+// a few commands).
 const MAX_PER_CALL = 1_000;
 // The in-memory fallback forgets windows that ended once it holds this many keys.
 const MEMORY_SWEEP_AT = 10_000;
