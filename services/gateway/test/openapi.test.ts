@@ -56,6 +56,31 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/projects/{id}'].patch.responses['422']).toBeDefined();
   });
 
+  test('then each operation documents the errors its access rule and inputs imply, beside its own', () => {
+    const errorsOf = (path: string, method: string) =>
+      Object.fromEntries(
+        Object.entries(doc.paths[path][method].responses as Record<string, { description: string }>)
+          .filter(([status]) => Number(status) >= 400)
+          .map(([status, r]) => [status, (r.description.match(/`\w+`/g) ?? []).map((n) => n.slice(1, -1)).sort()]),
+      );
+    const { routes } = allRoutes('http://x');
+    for (const route of routes.filter((r) => r.access.kind !== 'public')) {
+      const errors = errorsOf(route.path, route.method);
+      expect(errors['401']).toEqual(['invalid_session', 'missing_api_key']);
+      expect(errors['403']).toContain('invalid_api_key');
+      expect(errors['429']).toEqual(['rate_limit_exceeded']);
+    }
+    // A token-scoped list: read keys may be refused, and sessions need X-Project-Id.
+    expect(errorsOf('/suppressions', 'get')).toMatchObject({ '403': ['forbidden', 'invalid_api_key', 'restricted_api_key'], '422': ['missing_required_field', 'validation_error'] });
+    // Sending accepts sending_access keys; its own idempotency errors stay listed.
+    expect(errorsOf('/emails', 'post')['403']).toEqual(['forbidden', 'invalid_api_key']);
+    expect(errorsOf('/emails', 'post')['409']).toEqual(['concurrent_idempotent_requests', 'invalid_idempotent_request']);
+    expect(errorsOf('/emails', 'post')['413']).toEqual(['payload_too_large']);
+    // The project is in the path: a project not the caller's is 404, and no header is needed.
+    expect(errorsOf('/projects/{id}', 'get')['404']).toEqual(['not_found']);
+    expect(errorsOf('/projects/{id}', 'get')['422']).toEqual(['validation_error']);
+  });
+
   test('when /docs is opened, then it renders the reference as self-contained HTML', async () => {
     const res = await t.api.get('/docs');
     expect(res.status).toBe(200);

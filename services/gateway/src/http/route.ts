@@ -63,7 +63,10 @@ export interface RouteDefinition<
     /** Defaults to application/json; a handler for another type writes the response itself. */
     contentType?: string;
   };
-  /** Error names this route may answer with, for the OpenAPI document. */
+  /**
+   * Errors the handler itself may answer with, for the OpenAPI document. Those implied by the
+   * access rule and the inputs are added by `routeErrors`; do not list them here.
+   */
   errors: ErrorName[];
   handler(input: HandlerInput<z.output<BodySchema>, z.output<QuerySchema>, z.output<ParamsSchema>>): Promise<unknown>;
 }
@@ -77,3 +80,28 @@ export function defineRoute<B extends z.ZodType = z.ZodType, Q extends z.ZodType
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous route table; each entry is checked by defineRoute.
 export type AnyRoute = RouteDefinition<any, any, any>;
+
+/**
+ * Every error a route can answer with: what the router and `authorize` raise for its access
+ * rule and inputs, and what its handler raises. 500 and 503 apply to every route.
+ */
+export function routeErrors(route: AnyRoute): ErrorName[] {
+  const { access } = route;
+  const implied: ErrorName[] = [];
+  if (access.kind !== 'public') {
+    // An Authorization header is verified even where only sessions are accepted.
+    implied.push('missing_api_key', 'invalid_api_key', 'invalid_session', 'rate_limit_exceeded');
+  }
+  if (access.kind === 'project') {
+    const tokensAllowed = !access.sessionOnly && !access.ownerOnly;
+    if (access.projectFromPath) implied.push('not_found');
+    // X-Project-Id is required of sessions, and must name a project of the caller's.
+    else implied.push('missing_required_field', 'forbidden');
+    if (!tokensAllowed) implied.push('forbidden');
+    if (tokensAllowed && !access.sending) implied.push('restricted_api_key');
+  }
+  if (route.body) implied.push('invalid_json', 'payload_too_large', 'validation_error', 'missing_required_field');
+  // Path parameters cannot be absent, and no query parameter is required.
+  if (route.query || route.params) implied.push('validation_error');
+  return [...new Set([...implied, ...route.errors])];
+}

@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_STATUS, WEBHOOK_EVENT_TYPES, type ErrorName } from '@mailroom/core';
-import type { Access, AnyRoute } from '../http/route';
+import { routeErrors, type Access, type AnyRoute } from '../http/route';
 import { errorSchema } from '../schemas/common';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -81,7 +81,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
           description: route.success.description,
           content: { [contentType]: { schema: route.success.schema } },
         },
-        ...errorResponses(route.errors),
+        ...errorResponses(routeErrors(route)),
       },
     });
   }

@@ -53,7 +53,7 @@ export const apiKeyRoutes = [
     access: { kind: 'project' },
     body: z.object({ name: nameField, permission: permission.default('full_access') }).meta({ id: 'CreateApiKeyRequest' }),
     success: { status: 201, description: 'The key, with its token shown this once.', schema: createdApiKeySchema },
-    errors: ['invalid_json', 'missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'validation_error', 'missing_required_field'],
+    errors: [],
     async handler({ body, auth, ctx }) {
       const { key, token } = await createApiKey(ctx.db, scopedProjectId(auth), body);
       return { object: 'api_key', id: key.id, name: key.name, permission: key.permission, token, createdAt: key.createdAt.toISOString() };
@@ -68,7 +68,7 @@ export const apiKeyRoutes = [
     access: { kind: 'project' },
     query: listQuery,
     success: { status: 200, description: 'Active keys, newest first.', schema: listSchema(apiKeySchema) },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'validation_error'],
+    errors: [],
     async handler({ query, auth, ctx }) {
       return toPage(await listApiKeys(ctx.db, scopedProjectId(auth), query), query, present);
     },
@@ -83,7 +83,7 @@ export const apiKeyRoutes = [
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The key was revoked.', schema: deletedSchema('api_key') },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
+    errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       await revokeApiKey(ctx.db, scopedProjectId(auth), params.id);
       await ctx.apiTokens.announceRevocation();

@@ -36,7 +36,7 @@ export const authRoutes = [
       description: 'The new user, the project they own, and a session token.',
       schema: z.object({ sessionToken, user: userSchema, project: projectSchema }),
     },
-    errors: ['invalid_json', 'forbidden', 'conflict', 'validation_error', 'missing_required_field', 'rate_limit_exceeded'],
+    errors: ['forbidden', 'conflict', 'rate_limit_exceeded'],
     async handler({ body, ctx, req, res }) {
       await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
       const created = await createAccount(ctx.db, body, { allowSignup: ctx.config.allowSignup });
@@ -62,7 +62,7 @@ export const authRoutes = [
       description: "A session token, the user and the user's projects.",
       schema: z.object({ sessionToken, user: userSchema, projects: z.array(projectSchema) }),
     },
-    errors: ['invalid_json', 'invalid_credentials', 'validation_error', 'missing_required_field', 'rate_limit_exceeded'],
+    errors: ['invalid_credentials', 'rate_limit_exceeded'],
     async handler({ body, ctx, req, res }) {
       await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
       const user = await checkCredentials(ctx.db, body.email, body.password);

@@ -14,11 +14,8 @@ import type { Request } from 'express';
 
 // DESIGN §4: request bodies are limited to 1 MB, except sends.
 const SEND_BODY_LIMIT = '40mb';
-const sendErrors = [
-  'invalid_json', 'invalid_idempotency_key', 'missing_api_key', 'invalid_api_key', 'invalid_session', 'forbidden',
-  'invalid_idempotent_request', 'concurrent_idempotent_requests', 'payload_too_large', 'validation_error',
-  'missing_required_field', 'rate_limit_exceeded',
-] as const;
+// Beyond what the access rule and the body imply (see routeErrors).
+const sendErrors = ['invalid_idempotency_key', 'invalid_idempotent_request', 'concurrent_idempotent_requests'] as const;
 
 function idempotencyOf(req: Request, endpoint: IdempotencyRequest['endpoint'], body: unknown): IdempotencyRequest | null {
   const key = readIdempotencyKey(req.get('idempotency-key'));
@@ -72,7 +69,7 @@ export const emailRoutes = [
     access: { kind: 'project' },
     query: listQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() }),
     success: { status: 200, description: 'Emails, newest first, without bodies and timelines.', schema: listSchema(emailSummarySchema) },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'validation_error'],
+    errors: [],
     async handler({ query, auth, ctx }) {
       return toPage(await listEmails(ctx.db, scopedProjectId(auth), query), query, presentEmailSummary);
     },
@@ -86,7 +83,7 @@ export const emailRoutes = [
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The email.', schema: emailSchema },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
+    errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       return presentEmail(await getEmail(ctx.db, scopedProjectId(auth), params.id));
     },
@@ -101,7 +98,7 @@ export const emailRoutes = [
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The canceled email.', schema: emailSchema },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict'],
+    errors: ['not_found', 'conflict'],
     async handler({ params, auth, ctx }) {
       const projectId = scopedProjectId(auth);
       await cancelEmail(ctx.db, projectId, params.id);

@@ -34,7 +34,7 @@ export const memberRoutes = [
     params: z.object({ id: z.string() }),
     body: z.object({ email: emailField, role: z.enum(['owner', 'member']).default('member') }).meta({ id: 'AddMemberRequest' }),
     success: { status: 201, description: 'The new member.', schema: memberSchema },
-    errors: ['invalid_json', 'missing_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict', 'validation_error', 'missing_required_field'],
+    errors: ['conflict'],
     async handler({ body, auth, ctx }) {
       return present(await addMember(ctx.db, scopedProjectId(auth), body.email, body.role));
     },
@@ -48,7 +48,7 @@ export const memberRoutes = [
     access: { kind: 'project', projectFromPath: true },
     params: z.object({ id: z.string() }),
     success: { status: 200, description: 'Members, oldest first.', schema: listSchema(memberSchema) },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'not_found'],
+    errors: [],
     async handler({ auth, ctx }) {
       const members = await listMembers(ctx.db, scopedProjectId(auth));
       return { object: 'list', data: members.map(present), hasMore: false };
@@ -64,7 +64,7 @@ export const memberRoutes = [
     access: { kind: 'project', projectFromPath: true, ownerOnly: true },
     params: z.object({ id: z.string(), userId: z.string().min(1).max(64) }),
     success: { status: 200, description: 'The member was removed.', schema: deletedSchema('member') },
-    errors: ['missing_api_key', 'invalid_session', 'forbidden', 'not_found', 'conflict'],
+    errors: ['conflict'],
     async handler({ params, auth, ctx }) {
       await removeMember(ctx.db, scopedProjectId(auth), params.userId);
       return { object: 'member', id: params.userId, deleted: true };

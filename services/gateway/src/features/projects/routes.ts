@@ -21,7 +21,7 @@ export const projectRoutes = [
     access: { kind: 'project', sessionOnly: true, ownerOnly: true },
     body: z.object({ name: nameField, ...tracking }).meta({ id: 'CreateProjectRequest' }),
     success: { status: 201, description: 'The new project.', schema: projectSchema },
-    errors: ['invalid_json', 'missing_api_key', 'invalid_session', 'forbidden', 'validation_error', 'missing_required_field'],
+    errors: [],
     async handler({ body, auth, ctx }) {
       if (auth.principal?.kind !== 'session') throw new Error('sessionOnly route without a session');
       return presentProject(await createProject(ctx.db, auth.principal.userId, body));
@@ -36,7 +36,7 @@ export const projectRoutes = [
     tag: 'Projects',
     access: { kind: 'user' },
     success: { status: 200, description: 'The projects, newest first.', schema: listSchema(projectSchema) },
-    errors: ['missing_api_key', 'invalid_api_key', 'invalid_session'],
+    errors: [],
     async handler({ auth, ctx }) {
       if (!auth.principal) throw new Error('user route without a principal');
       const projects = await listVisibleProjects(ctx.db, auth.principal);
@@ -52,7 +52,7 @@ export const projectRoutes = [
     access: { kind: 'project', projectFromPath: true },
     params: idParams,
     success: { status: 200, description: 'The project.', schema: projectSchema },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'not_found'],
+    errors: [],
     async handler({ auth, ctx }) {
       return presentProject(await getProject(ctx.db, scopedProjectId(auth)));
     },
@@ -67,7 +67,7 @@ export const projectRoutes = [
     params: idParams,
     body: z.object({ name: nameField.optional(), ...tracking }).meta({ id: 'UpdateProjectRequest' }),
     success: { status: 200, description: 'The updated project.', schema: projectSchema },
-    errors: ['invalid_json', 'missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'not_found', 'validation_error'],
+    errors: [],
     async handler({ body, auth, ctx }) {
       return presentProject(await updateProject(ctx.db, scopedProjectId(auth), body));
     },

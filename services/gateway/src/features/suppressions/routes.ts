@@ -55,7 +55,7 @@ export const suppressionRoutes = [
     access: { kind: 'project' },
     query: listQuery,
     success: { status: 200, description: 'Suppressions, newest first.', schema: listSchema(suppressionSchema) },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'validation_error'],
+    errors: [],
     async handler({ query, auth, ctx }) {
       return listSuppressions(ctx.db, scopedProjectId(auth), query);
     },
@@ -69,7 +69,7 @@ export const suppressionRoutes = [
     access: { kind: 'project' },
     params: addressParams,
     success: { status: 200, description: 'The suppression.', schema: suppressionSchema },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
+    errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       const row = await ctx.db.suppression.findUnique({ where: { projectId_address: { projectId: scopedProjectId(auth), address: params.email } } });
       if (!row) throw notFound('suppression');
@@ -85,7 +85,7 @@ export const suppressionRoutes = [
     access: { kind: 'project' },
     params: addressParams,
     success: { status: 200, description: 'Sends to this address are attempted again.', schema: deletedSchema('suppression') },
-    errors: ['missing_api_key', 'invalid_api_key', 'restricted_api_key', 'invalid_session', 'forbidden', 'not_found'],
+    errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       const { count } = await ctx.db.suppression.deleteMany({ where: { projectId: scopedProjectId(auth), address: params.email } });
       if (count === 0) throw notFound('suppression');
