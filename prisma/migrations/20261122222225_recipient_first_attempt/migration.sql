@@ -1,0 +1,6 @@
+-- AlterTable
+ALTER TABLE "email_recipients" ADD COLUMN     "first_attempt_at" TIMESTAMP(3);
+
+-- GET /emails?to= finds a project's emails by recipient, case-insensitively. An expression
+-- index, so Prisma's schema cannot state it; it is kept here by hand.
+CREATE INDEX "email_recipients_lower_address_idx" ON "email_recipients"(lower("address"), "email_id");
