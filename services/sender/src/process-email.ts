@@ -2,7 +2,7 @@ import type { GroupCommit, Logger, SendQueue, SmtpReplyData } from '@mailroom/co
 import type { RecipientAttempt, RecipientOutcome } from '@mailroom/db';
 import { buildMessage } from './build-message';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
-import { nextAttemptAt } from './retry-policy';
+import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
 import type { OutgoingEmail, SendStore } from './send-store';
 import type { Verp } from './verp';
 
@@ -56,9 +56,11 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
       const startedAt = new Date();
       const delivery = await deps.deliverer.deliver({ envelopeFrom: deps.verp.returnPath(recipient.id), recipient: recipient.address, raw });
-      const outcome = toRecipientOutcome(delivery, recipient.attempts + 1, deps.smtpRetrySchedule);
+      const endedAt = new Date();
+      const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
+      const outcome = toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
       // Recorded before the next recipient: a crash re-sends at most the ones in flight.
-      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt: new Date() }]);
+      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt }]);
     }
   };
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
@@ -70,8 +72,12 @@ async function settleAll(tasks: Promise<unknown>[]): Promise<void> {
   if (failure) throw failure.reason;
 }
 
-/** Maps a delivery outcome onto the recipient's next state, applying the retry schedule. */
-export function toRecipientOutcome(delivery: DeliveryOutcome, attemptsMade: number, schedule: readonly number[]): RecipientOutcome {
+/** Maps a delivery outcome onto the recipient's next state, applying the retry policy. */
+export function toRecipientOutcome(
+  delivery: DeliveryOutcome,
+  attempt: Omit<DeferredAttempt, 'retryAfterSeconds'>,
+  schedule: readonly number[],
+): RecipientOutcome {
   switch (delivery.kind) {
     case 'delivered':
       return { kind: 'delivered', smtp: replyData(delivery.smtp) };
@@ -79,7 +85,7 @@ export function toRecipientOutcome(delivery: DeliveryOutcome, attemptsMade: numb
       return { kind: 'bounced', smtp: replyData(delivery.smtp), bounceType: delivery.bounceType, suppress: delivery.suppress };
     case 'deferred': {
       const smtp = delivery.smtp ? replyData(delivery.smtp) : null;
-      const next = nextAttemptAt(attemptsMade, schedule, delivery.retryAfterSeconds);
+      const next = nextAttemptAt(schedule, { ...attempt, retryAfterSeconds: delivery.retryAfterSeconds });
       return next ? { kind: 'deferred', smtp, error: delivery.error, nextAttemptAt: next } : { kind: 'failed', smtp, error: delivery.error };
     }
   }

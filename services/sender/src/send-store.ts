@@ -26,7 +26,12 @@ export interface DueRecipient {
   id: string;
   address: string;
   attempts: number;
+  /** When its first attempt began; null before it. */
+  firstAttemptAt: Date | null;
 }
+
+/** A due recipient as json_build_object gives it: timestamps as text. */
+type DueRow = Omit<DueRecipient, 'firstAttemptAt'> & { firstAttemptAt: string | null; suppressed: boolean };
 
 export interface OutgoingAttachment {
   filename: string;
@@ -73,9 +78,12 @@ export class SendStore {
     });
   }
 
-  /** The claimed emails with their due recipients, split by suppression. */
+  /**
+   * The claimed emails with their due recipients, split by suppression. Timestamp columns hold
+   * UTC without a zone, as Prisma writes them; AT TIME ZONE 'UTC' reads them as such.
+   */
   async load(emailIds: readonly string[]): Promise<OutgoingEmail[]> {
-    const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: (DueRecipient & { suppressed: boolean })[] }>({
+    const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: DueRow[] }>({
       name: 'mailroom-load-outgoing',
       text: `SELECT json_build_object(
                       'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
@@ -83,7 +91,7 @@ export class SendStore {
                       'messageId', e.message_id,
                       'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,
                     coalesce((SELECT json_agg(json_build_object(
-                                'id', r.id, 'address', r.address, 'attempts', r.attempts,
+                                'id', r.id, 'address', r.address, 'attempts', r.attempts, 'firstAttemptAt', r.first_attempt_at AT TIME ZONE 'UTC',
                                 'suppressed', EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = e.project_id AND s.address = lower(r.address)))
                               ORDER BY r.id)
                                 FROM email_recipients r
@@ -92,10 +100,11 @@ export class SendStore {
                FROM emails e WHERE e.id = ANY($1::text[])`,
       values: [emailIds, ATTEMPTABLE_STATUSES],
     });
+    const recipient = ({ suppressed: _, firstAttemptAt, ...r }: DueRow): DueRecipient => ({ ...r, firstAttemptAt: firstAttemptAt === null ? null : new Date(firstAttemptAt) });
     return rows.map(({ email, due }) => ({
       ...email,
-      due: due.filter((r) => !r.suppressed).map(({ suppressed: _, ...r }) => r),
-      suppressed: due.filter((r) => r.suppressed).map(({ suppressed: _, ...r }) => r),
+      due: due.filter((r) => !r.suppressed).map(recipient),
+      suppressed: due.filter((r) => r.suppressed).map(recipient),
     }));
   }
 

@@ -48,7 +48,7 @@ interface EventRow {
 
 /**
  * Records recipients' outcomes, any number at once, in one transaction: each recipient's
- * status and next attempt; its events (`email.sent` on a first attempt, then the outcome),
+ * status, next attempt and, at its first attempt, when that began; its events (`email.sent` on a first attempt, then the outcome),
  * written to the outbox, the one boundary events pass through; a suppression for 5.1.x
  * bounces; and each touched email's summarised status and last event. Emails are locked in id
  * order so concurrent writers neither interleave summaries nor deadlock.
@@ -94,13 +94,15 @@ async function updateRecipients(client: PoolClient, attempts: readonly Recipient
     attempts: a.outcome.kind === 'suppressed' ? a.recipient.attempts : a.recipient.attempts + 1,
     next_attempt_at: a.outcome.kind === 'deferred' ? a.outcome.nextAttemptAt.toISOString() : null,
     last_response: lastResponse(a.outcome),
+    // Kept from the first attempt on (COALESCE below); a suppressed recipient has none.
+    attempted_at: a.outcome.kind === 'suppressed' ? null : a.startedAt.toISOString(),
   }));
   await client.query({
     name: 'mailroom-update-recipients',
     text: `UPDATE email_recipients r
               SET status = v.status::"DeliveryStatus", attempts = v.attempts, next_attempt_at = v.next_attempt_at,
-                  last_response = v.last_response, updated_at = now()
-             FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, attempts int, next_attempt_at timestamptz, last_response text)
+                  last_response = v.last_response, first_attempt_at = coalesce(r.first_attempt_at, v.attempted_at AT TIME ZONE 'UTC'), updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, attempts int, next_attempt_at timestamptz, last_response text, attempted_at timestamptz)
             WHERE r.id = v.id`,
     values: [JSON.stringify(rows)],
   });
