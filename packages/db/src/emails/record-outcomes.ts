@@ -145,7 +145,11 @@ async function summarise(client: PoolClient, emailIds: readonly string[]): Promi
 }
 
 function lastResponse(outcome: RecipientOutcome): string | null {
-  if ('smtp' in outcome && outcome.smtp) return `${outcome.smtp.code ?? ''} ${outcome.smtp.message}`.trim().slice(0, 1000);
+  if ('smtp' in outcome && outcome.smtp) {
+    const { code, enhanced_code, message } = outcome.smtp;
+    // The reply as the server gave it, e.g. "451 4.7.1 Greylisted", for GET /emails/{id}.
+    return [code, enhanced_code, message].filter((part) => part !== null && part !== '').join(' ').slice(0, 1000);
+  }
   if ('error' in outcome) return outcome.error.slice(0, 1000);
   return null;
 }

@@ -1,8 +1,11 @@
 import { conflict, isId, notFound, type DeliveryStatus } from '@mailroom/core';
-import type { Database } from '@mailroom/db';
+import { findEmailIdsByRecipient, type Database, type Queryable } from '@mailroom/db';
 import { pageArgs, type ListQuery } from '../../http/pagination';
 
-const recipientSelect = { select: { address: true, status: true }, orderBy: { id: 'asc' as const } };
+const recipientSelect = {
+  select: { address: true, kind: true, status: true, attempts: true, lastResponse: true, nextAttemptAt: true },
+  orderBy: { id: 'asc' as const },
+};
 
 /** One email of the project with its recipients and timeline (oldest event first). */
 export async function getEmail(db: Database, projectId: string, id: string) {
@@ -15,13 +18,25 @@ export async function getEmail(db: Database, projectId: string, id: string) {
   return email;
 }
 
-export async function listEmails(db: Database, projectId: string, query: ListQuery & { status?: DeliveryStatus | undefined }) {
+export interface EmailListQuery extends ListQuery {
+  status?: DeliveryStatus | undefined;
+  /** A recipient address (to, cc or bcc), matched case-insensitively. */
+  to?: string | undefined;
+}
+
+/** One page of the project's emails, newest first, optionally only those with a given status or recipient. */
+export async function listEmails(db: Database, pool: Queryable, projectId: string, query: EmailListQuery) {
   const page = pageArgs(query);
-  return db.email.findMany({
-    ...page,
-    where: { ...page.where, projectId, ...(query.status ? { status: query.status } : {}) },
-    include: { recipients: recipientSelect },
-  });
+  if (query.to === undefined) {
+    return db.email.findMany({
+      ...page,
+      where: { ...page.where, projectId, ...(query.status ? { status: query.status } : {}) },
+      include: { recipients: recipientSelect },
+    });
+  }
+  const ids = await findEmailIdsByRecipient(pool, { projectId, address: query.to, status: query.status, before: query.after, limit: page.take });
+  if (ids.length === 0) return [];
+  return db.email.findMany({ where: { id: { in: ids }, projectId }, orderBy: page.orderBy, include: { recipients: recipientSelect } });
 }
 
 /**

@@ -14,6 +14,21 @@ export const eventSchema = z
   })
   .meta({ id: 'Event' });
 
+// DESIGN §4 also lists opens, clicks and firstOpenedAt per recipient; they arrive with tracking.
+const recipientSchema = z
+  .object({
+    email: z.string().meta({ example: 'ada@example.com' }),
+    kind: z.enum(['to', 'cc', 'bcc']),
+    status,
+    attempts: z.number().int().meta({ description: 'Delivery attempts made so far.', example: 2 }),
+    lastResponse: z
+      .string()
+      .nullable()
+      .meta({ description: "The receiving server's latest reply (code and text), or why the latest attempt failed to get one.", example: '451 4.7.1 Greylisted, try again in 300 seconds' }),
+    nextAttemptAt: timestamp.nullable().meta({ description: 'When the next attempt is due, while delivery is delayed; null otherwise.' }),
+  })
+  .meta({ id: 'EmailRecipient' });
+
 const emailFields = {
   object: z.literal('email'),
   id: z.string().meta({ example: 'em_01JD0000000000000000000000' }),
@@ -30,7 +45,7 @@ const emailFields = {
   trackClicks: z.boolean(),
   status,
   lastEvent: z.string().nullable().meta({ description: 'Type of the newest event, engagement included.' }),
-  recipients: z.array(z.object({ email: z.string(), status })),
+  recipients: z.array(recipientSchema),
 };
 
 export const emailSummarySchema = z.object(emailFields).meta({ id: 'EmailSummary' });
@@ -38,7 +53,12 @@ export const emailSchema = z
   .object({ ...emailFields, html: z.string().nullable(), text: z.string().nullable(), events: z.array(eventSchema).meta({ description: 'The timeline, oldest first.' }) })
   .meta({ id: 'Email' });
 
-type EmailWithRecipients = Email & { recipients: Pick<EmailRecipient, 'address' | 'status'>[] };
+type PresentedRecipient = Pick<EmailRecipient, 'address' | 'kind' | 'status' | 'attempts' | 'lastResponse' | 'nextAttemptAt'>;
+type EmailWithRecipients = Email & { recipients: PresentedRecipient[] };
+
+function presentRecipient(r: PresentedRecipient): z.infer<typeof recipientSchema> {
+  return { email: r.address, kind: r.kind, status: r.status, attempts: r.attempts, lastResponse: r.lastResponse, nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null };
+}
 
 export function presentEmailSummary(email: EmailWithRecipients): z.infer<typeof emailSummarySchema> {
   return {
@@ -57,7 +77,7 @@ export function presentEmailSummary(email: EmailWithRecipients): z.infer<typeof 
     trackClicks: email.trackClicks,
     status: email.status,
     lastEvent: email.lastEvent,
-    recipients: email.recipients.map((r) => ({ email: r.address, status: r.status })),
+    recipients: email.recipients.map(presentRecipient),
   };
 }
 

@@ -14,6 +14,8 @@ import type { Request } from 'express';
 
 // DESIGN §4: request bodies are limited to 1 MB, except sends.
 const SEND_BODY_LIMIT = '40mb';
+// A bare address, as recipients are stored; the longest an address can be is 254 characters.
+const recipientFilter = z.string().trim().max(254).pipe(z.email({ message: 'must be one email address, such as "ada@example.com"' }));
 // Beyond what the access rule and the body imply (see routeErrors).
 const sendErrors = ['invalid_idempotency_key', 'invalid_idempotent_request', 'concurrent_idempotent_requests'] as const;
 
@@ -67,11 +69,14 @@ export const emailRoutes = [
     summary: 'List sent emails',
     tag: 'Emails',
     access: { kind: 'project' },
-    query: listQuery.extend({ status: z.enum(DELIVERY_STATUSES).optional() }),
+    query: listQuery.extend({
+      status: z.enum(DELIVERY_STATUSES).optional(),
+      to: recipientFilter.optional().meta({ description: 'Only emails with this recipient (to, cc or bcc), matched exactly but case-insensitively.', example: 'ada@example.com' }),
+    }),
     success: { status: 200, description: 'Emails, newest first, without bodies and timelines.', schema: listSchema(emailSummarySchema) },
     errors: [],
     async handler({ query, auth, ctx }) {
-      return toPage(await listEmails(ctx.db, scopedProjectId(auth), query), query, presentEmailSummary);
+      return toPage(await listEmails(ctx.db, ctx.pool, scopedProjectId(auth), query), query, presentEmailSummary);
     },
   }),
   defineRoute({
