@@ -1,6 +1,10 @@
 import { z } from 'zod';
+import { EXPECTED_VALUES, invalidVariableMessage } from './config-messages';
 
-/** Raised when an environment variable is missing or malformed; the message names the variable. */
+/**
+ * Raised when an environment variable is missing or malformed. The message names the variable
+ * and what a valid value looks like; it never contains a secret or a URL's password.
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
@@ -17,23 +21,36 @@ const schedule = z
     const parts = s.split(',').map((p) => p.trim());
     const nums = parts.map(Number);
     if (nums.some((n, i) => parts[i] === '' || !Number.isInteger(n) || n < 0)) {
-      ctx.addIssue({ code: 'custom', message: 'expected a comma list of whole seconds, such as "5,300,1800"' });
+      ctx.addIssue({ code: 'custom', message: 'not a comma list of whole seconds' });
       return z.NEVER;
     }
     return nums;
+  });
+/** A URL with a host whose scheme matches, e.g. `serviceUrl(/^rediss?:$/)`. */
+const serviceUrl = (scheme: RegExp) =>
+  z.string().refine((value) => {
+    try {
+      const url = new URL(value);
+      return scheme.test(url.protocol) && url.hostname !== '';
+    } catch {
+      return false;
+    }
   });
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-/** One entry per variable of DESIGN §3, with its default. Parsed once at start. */
+/**
+ * One entry per variable of DESIGN §3, with its default. Parsed once at start. Error messages
+ * come from config-messages.ts, which says what a valid value of each variable looks like.
+ */
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/mailroom'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').default('redis://127.0.0.1:6379'),
+  DATABASE_URL: serviceUrl(/^postgres(ql)?:$/).default('postgresql://postgres@127.0.0.1:5432/mailroom'),
+  REDIS_URL: serviceUrl(/^rediss?:$/).default('redis://127.0.0.1:6379'),
   // BullMQ and Redis key prefix; "{mailroom}" keeps every key in one Redis Cluster slot.
-  QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/, 'no spaces or colons').default('mailroom'),
+  QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/).default('mailroom'),
   API_PORT: port.default(3000),
   TRACKING_PORT: port.default(3001),
   SMTP_PORT: port.default(2525),
@@ -41,17 +58,17 @@ const envSchema = z.object({
   PUBLIC_API_URL: optional(httpUrl),
   TRACKING_BASE_URL: optional(httpUrl),
   // Smarthost smtp[s]://user:pass@host:port; unset means direct MX delivery.
-  OUTBOUND_SMTP_URL: optional(z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')),
+  OUTBOUND_SMTP_URL: optional(serviceUrl(/^smtps?:$/)),
   MX_PORT: port.default(25),
   DNS_SERVERS: optional(
     z.string().transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean)),
   ),
   ALLOW_PRIVATE_NETWORKS: bool.default(false),
   BOUNCE_DOMAIN: z.string().min(1).default('bounces.localhost'),
-  SECRET_KEY: optional(z.string().min(32, 'must be at least 32 characters')),
+  SECRET_KEY: optional(z.string().min(32)),
   SESSION_TTL_SECONDS: seconds.min(60).default(43200),
   ADMIN_EMAIL: optional(z.email()),
-  ADMIN_PASSWORD: optional(z.string().min(8, 'must be at least 8 characters')),
+  ADMIN_PASSWORD: optional(z.string().min(8)),
   // Unset: open while no user exists, then closed.
   ALLOW_SIGNUP: optional(bool),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 36000]),
@@ -107,19 +124,18 @@ export interface Config {
 }
 
 /**
- * Reads and validates the environment once. Throws ConfigError naming the first bad variable.
- * Only this module reads process.env.
+ * Reads and validates the environment once. Throws ConfigError naming every bad variable, one
+ * per line. Only this module reads process.env.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    throw new ConfigError(`Invalid ${variable}: ${issue?.message ?? 'invalid value'} (got ${JSON.stringify(env[variable] ?? '')}).`);
+    const variables = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'environment')))];
+    throw new ConfigError(variables.map((variable) => invalidVariableMessage(variable, env[variable])).join('\n'));
   }
   const e = parsed.data;
   if (e.NODE_ENV === 'production' && !e.SECRET_KEY) {
-    throw new ConfigError('Invalid SECRET_KEY: required when NODE_ENV=production.');
+    throw new ConfigError(`Invalid SECRET_KEY: required when NODE_ENV=production; expected ${EXPECTED_VALUES.SECRET_KEY}.`);
   }
   if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');
