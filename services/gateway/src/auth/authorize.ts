@@ -1,7 +1,7 @@
 import { isId, MailroomError, notFound } from '@mailroom/core';
 import type { Database, Role } from '@mailroom/db';
 import type { Request } from 'express';
-import type { Access } from '../http/route';
+import { isSendingRoute, type Access } from '../http/route';
 import type { AuthContext, Principal } from './auth-context';
 
 /**
@@ -10,6 +10,10 @@ import type { AuthContext, Principal } from './auth-context';
  */
 export async function authorize(db: Database, access: Access, principal: Principal, req: Request): Promise<AuthContext> {
   if (access.kind === 'public') return { principal, projectId: null, role: null };
+  // Checked before anything else, so a sending key learns nothing from any other route.
+  if (principal.kind === 'token' && principal.permission === 'sending_access' && !isSendingRoute(access)) {
+    throw new MailroomError('restricted_api_key', 'This API key can only send emails (permission "sending_access"): POST /emails and POST /emails/batch.');
+  }
   if (access.kind === 'user') {
     return { principal, projectId: principal.kind === 'token' ? principal.projectId : null, role: null };
   }
@@ -17,9 +21,6 @@ export async function authorize(db: Database, access: Access, principal: Princip
   if (principal.kind === 'token') {
     if (access.sessionOnly || access.ownerOnly) {
       throw new MailroomError('forbidden', 'This action needs a console session of a project owner; API keys cannot do it.');
-    }
-    if (principal.permission === 'sending_access' && !access.sending) {
-      throw new MailroomError('restricted_api_key', 'This API key can only send emails (permission "sending_access").');
     }
     if (access.projectFromPath && req.params.id !== principal.projectId) throw notFound('project');
     return { principal, projectId: principal.projectId, role: null };

@@ -25,6 +25,11 @@ export type Access =
       sending?: boolean;
     };
 
+/** Whether `sending_access` API keys may call a route with this access rule; they may call no other. */
+export function isSendingRoute(access: Access): boolean {
+  return access.kind === 'project' && access.sending === true;
+}
+
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
 export interface HandlerInput<Body, Query, Params> {
@@ -98,8 +103,8 @@ export function routeErrors(route: AnyRoute): ErrorName[] {
     // X-Project-Id is required of sessions, and must name a project of the caller's.
     else implied.push('missing_required_field', 'forbidden');
     if (!tokensAllowed) implied.push('forbidden');
-    if (tokensAllowed && !access.sending) implied.push('restricted_api_key');
   }
+  if (access.kind !== 'public' && !isSendingRoute(access)) implied.push('restricted_api_key');
   if (route.body) implied.push('invalid_json', 'payload_too_large', 'validation_error', 'missing_required_field');
   // Path parameters cannot be absent, and no query parameter is required.
   if (route.query || route.params) implied.push('validation_error');
