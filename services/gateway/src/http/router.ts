@@ -53,7 +53,7 @@ export function unmatchedRoute(routes: readonly AnyRoute[]): RequestHandler {
  * alone prove (the token's project, or the session's user), never a project it merely named.
  */
 async function authorizeAndLimit(ctx: GatewayContext, access: Access, req: Request, res: Response): Promise<AuthContext> {
-  const principal = await authenticate(req, ctx.apiTokens, ctx.sessionKey);
+  const principal = await authenticate(req, ctx.apiTokens, ctx.sessions);
   let auth: AuthContext;
   try {
     auth = await authorize(ctx.db, access, principal, req);
