@@ -83,7 +83,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await closed;
       clearTimeout(force);
-      ctx.apiTokens.stop();
+      await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
       redis.disconnect();
       await Promise.all([db.$disconnect(), pool.end()]);

@@ -55,7 +55,7 @@ export class ApiTokenVerifier {
   // The cache is trusted until then: the last successful PostgreSQL epoch read plus the bound.
   private databaseEpochFreshUntil = 0;
   private redisBumpPending = false;
-  private polling = false;
+  private polling: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly db: Database;
   private readonly redis: Redis;
@@ -75,9 +75,11 @@ export class ApiTokenVerifier {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops polling; resolves once a read in flight is over, so the database can be closed. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    await this.polling;
   }
 
   async verify(token: string): Promise<TokenPrincipal> {
@@ -122,9 +124,14 @@ export class ApiTokenVerifier {
     }
   }
 
-  private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
+  private poll(): Promise<void> {
+    this.polling ??= this.readDatabaseEpoch().finally(() => {
+      this.polling = null;
+    });
+    return this.polling;
+  }
+
+  private async readDatabaseEpoch(): Promise<void> {
     const startedAt = Date.now();
     try {
       if (this.redisBumpPending) await this.bumpRedisEpoch();
@@ -137,8 +144,6 @@ export class ApiTokenVerifier {
       this.databaseEpochFreshUntil = startedAt + REVOCATION_BOUND_MS;
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'could not read the API key revocation epoch; not using cached keys');
-    } finally {
-      this.polling = false;
     }
   }
 
