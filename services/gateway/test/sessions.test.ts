@@ -89,8 +89,9 @@ describe('console sessions', () => {
     expect(await db.revokedSession.count({ where: { userId: owner.userId } })).toBe(1);
   });
 
-  test('when the OpenAPI document is read, then it lists POST /auth/logout as logOut', async () => {
+  test('when the OpenAPI document is read, then it lists POST /auth/logout as logOut, for console sessions only', async () => {
     const doc = (await a.api.get('/openapi.json')).body;
     expect(doc.paths['/auth/logout'].post.operationId).toBe('logOut');
+    expect(doc.paths['/auth/logout'].post.security).toEqual([{ consoleSession: [] }]);
   });
 });

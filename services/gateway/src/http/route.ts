@@ -13,7 +13,11 @@ import type { AuthContext } from '../auth/auth-context';
  */
 export type Access =
   | { kind: 'public' }
-  | { kind: 'user' }
+  | {
+      kind: 'user';
+      /** Refuse API tokens: only a console session may do this (such as signing out). */
+      sessionOnly?: boolean;
+    }
   | {
       kind: 'project';
       projectFromPath?: boolean;
@@ -97,6 +101,7 @@ export function routeErrors(route: AnyRoute): ErrorName[] {
     // An Authorization header is verified even where only sessions are accepted.
     implied.push('missing_api_key', 'invalid_api_key', 'invalid_session', 'rate_limit_exceeded');
   }
+  if (access.kind === 'user' && access.sessionOnly) implied.push('forbidden');
   if (access.kind === 'project') {
     const tokensAllowed = !access.sessionOnly && !access.ownerOnly;
     if (access.projectFromPath) implied.push('not_found');

@@ -1,6 +1,5 @@
 import type { User } from '@mailroom/db';
 import { z } from 'zod';
-import { MailroomError } from '@mailroom/core';
 import { consumeRateLimit } from '../../http/rate-limit';
 import { defineRoute } from '../../http/route';
 import { emailField, nameField, passwordField, timestamp } from '../../schemas/common';
@@ -84,7 +83,7 @@ export const authRoutes = [
       'Revokes the session token sent in X-Service-Session (no X-Project-Id needed) on every gateway replica at once; ' +
       'it is refused with 401 `invalid_session` from then on. API keys cannot sign out (403).',
     tag: 'Console sessions',
-    access: { kind: 'user' },
+    access: { kind: 'user', sessionOnly: true },
     success: {
       status: 200,
       description: 'The session is revoked.',
@@ -92,11 +91,9 @@ export const authRoutes = [
         .object({ object: z.literal('session'), revoked: z.literal(true), expiresAt: timestamp.meta({ description: 'When the token would have expired.' }) })
         .meta({ id: 'RevokedSession' }),
     },
-    errors: ['forbidden'],
+    errors: [],
     async handler({ auth, ctx }) {
-      if (auth.principal?.kind !== 'session') {
-        throw new MailroomError('forbidden', 'Signing out ends a console session: send it in X-Service-Session, without Authorization.');
-      }
+      if (auth.principal?.kind !== 'session') throw new Error('sessionOnly route without a session');
       await ctx.sessions.revoke(auth.principal);
       return { object: 'session', revoked: true, expiresAt: auth.principal.expiresAt.toISOString() };
     },
