@@ -55,6 +55,7 @@ export class ApiTokenVerifier {
   // The cache is trusted until then: the last successful PostgreSQL epoch read plus the bound.
   private databaseEpochFreshUntil = 0;
   private redisBumpPending = false;
+  private databaseReadFailing = false;
   private polling: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly db: Database;
@@ -112,29 +113,34 @@ export class ApiTokenVerifier {
   async announceRevocation(): Promise<void> {
     this.emptyCache();
     this.redisBumpPending = true;
-    await this.bumpRedisEpoch();
+    if (!(await this.bumpRedisEpoch())) {
+      this.logger.warn('could not announce an API key revocation through Redis; retrying every second meanwhile');
+    }
   }
 
-  private async bumpRedisEpoch(): Promise<void> {
+  private async bumpRedisEpoch(): Promise<boolean> {
     try {
       await this.redis.incr(this.epochKey);
       this.redisBumpPending = false;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'could not announce an API key revocation through Redis; retrying');
+      return true;
+    } catch {
+      return false;
     }
   }
 
   private poll(): Promise<void> {
-    this.polling ??= this.readDatabaseEpoch().finally(() => {
-      this.polling = null;
-    });
+    this.polling ??= this.readDatabaseEpoch()
+      .then(() => (this.redisBumpPending ? this.bumpRedisEpoch() : true))
+      .then(() => undefined)
+      .finally(() => {
+        this.polling = null;
+      });
     return this.polling;
   }
 
   private async readDatabaseEpoch(): Promise<void> {
     const startedAt = Date.now();
     try {
-      if (this.redisBumpPending) await this.bumpRedisEpoch();
       const epoch = await readApiKeyRevocationEpoch(this.db);
       if (epoch !== this.databaseEpoch) {
         this.emptyCache();
@@ -142,8 +148,13 @@ export class ApiTokenVerifier {
       }
       // Measured from the start: a revocation committed after this read began may be unseen.
       this.databaseEpochFreshUntil = startedAt + REVOCATION_BOUND_MS;
+      this.databaseReadFailing = false;
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'could not read the API key revocation epoch; not using cached keys');
+      // Once per outage, not once a second.
+      if (!this.databaseReadFailing) {
+        this.logger.warn({ err: (err as Error).message }, 'cannot read the API key revocation epoch; not using cached keys meanwhile');
+      }
+      this.databaseReadFailing = true;
     }
   }
 
