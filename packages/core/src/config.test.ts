@@ -86,11 +86,29 @@ describe('configuration errors', () => {
     ['LOG_LEVEL', 'verbose', 'Invalid LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "verbose").'],
     ['ADMIN_EMAIL', 'admin', 'Invalid ADMIN_EMAIL: expected an email address, such as admin@example.com (got "admin").'],
     ['PUBLIC_API_URL', 'ftp://x', 'Invalid PUBLIC_API_URL: expected an http:// or https:// URL, such as https://mail.example.com (got "ftp://x").'],
+    ['DNS_SERVERS', '8.8.8.8;1.1.1.1', 'Invalid DNS_SERVERS: expected a comma list of ip[:port], such as 1.1.1.1,8.8.8.8:53 (got "8.8.8.8;1.1.1.1").'],
+    ['DNS_SERVERS', 'dns.google', 'Invalid DNS_SERVERS: expected a comma list of ip[:port], such as 1.1.1.1,8.8.8.8:53 (got "dns.google").'],
     ['RATE_LIMIT_PER_SECOND', '-1', 'Invalid RATE_LIMIT_PER_SECOND: expected a whole number of requests per second (0 turns the limit off) (got "-1").'],
   ])('when %s=%s, then the message says what a valid value looks like', (variable, value, expected) => {
     const env: Record<string, string> = { [variable]: value };
     if (variable === 'ADMIN_EMAIL') env.ADMIN_PASSWORD = 'long enough password';
     expect(message(env)).toBe(expected);
+  });
+
+  test('when a number variable is set but empty, then its default applies rather than 0', () => {
+    const config = loadConfig({ API_PORT: '', RATE_LIMIT_PER_SECOND: '', SESSION_TTL_SECONDS: '' });
+    expect(config.apiPort).toBe(3000);
+    expect(config.rateLimitPerSecond).toBe(50);
+    expect(config.sessionTtlSeconds).toBe(43200);
+  });
+
+  test('when DNS_SERVERS lists ip, ip:port and [v6]:port, then all are accepted', () => {
+    expect(loadConfig({ DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353, ::1, [2001:db8::1]:53' }).dnsServers).toEqual([
+      '1.1.1.1',
+      '127.0.0.1:5353',
+      '::1',
+      '[2001:db8::1]:53',
+    ]);
   });
 
   test('when several variables are invalid, then each is named on its own line', () => {
