@@ -62,3 +62,92 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }).secretKey).toBe('x'.repeat(32));
   });
 });
+
+describe('configuration errors', () => {
+  const message = (env: Record<string, string>): string => {
+    try {
+      loadConfig(env);
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as Error).message;
+    }
+    throw new Error('loadConfig accepted the environment');
+  };
+
+  test.each([
+    ['API_PORT', 'abc', 'Invalid API_PORT: expected a port number from 0 to 65535 (got "abc").'],
+    ['SMTP_PORT', '70000', 'Invalid SMTP_PORT: expected a port number from 0 to 65535 (got "70000").'],
+    ['ALLOW_PRIVATE_NETWORKS', 'yes', 'Invalid ALLOW_PRIVATE_NETWORKS: expected true or false (got "yes").'],
+    ['ALLOW_SIGNUP', '1', 'Invalid ALLOW_SIGNUP: expected true or false (got "1").'],
+    ['SESSION_TTL_SECONDS', '1.5', 'Invalid SESSION_TTL_SECONDS: expected a whole number of seconds, at least 60 (got "1.5").'],
+    ['WEBHOOK_TIMEOUT_SECONDS', 'ten', 'Invalid WEBHOOK_TIMEOUT_SECONDS: expected a whole number of seconds, at least 1 (got "ten").'],
+    ['SMTP_RETRY_SCHEDULE', '5,,300', 'Invalid SMTP_RETRY_SCHEDULE: expected a comma list of whole seconds, such as "5,300,1800" (got "5,,300").'],
+    ['NODE_ENV', 'prod', 'Invalid NODE_ENV: expected one of development, test, production (got "prod").'],
+    ['LOG_LEVEL', 'verbose', 'Invalid LOG_LEVEL: expected one of fatal, error, warn, info, debug, trace, silent (got "verbose").'],
+    ['ADMIN_EMAIL', 'admin', 'Invalid ADMIN_EMAIL: expected an email address, such as admin@example.com (got "admin").'],
+    ['PUBLIC_API_URL', 'ftp://x', 'Invalid PUBLIC_API_URL: expected an http:// or https:// URL, such as https://mail.example.com (got "ftp://x").'],
+    ['DNS_SERVERS', '8.8.8.8;1.1.1.1', 'Invalid DNS_SERVERS: expected a comma list of ip[:port], such as 1.1.1.1,8.8.8.8:53 (got "8.8.8.8;1.1.1.1").'],
+    ['DNS_SERVERS', 'dns.google', 'Invalid DNS_SERVERS: expected a comma list of ip[:port], such as 1.1.1.1,8.8.8.8:53 (got "dns.google").'],
+    ['RATE_LIMIT_PER_SECOND', '-1', 'Invalid RATE_LIMIT_PER_SECOND: expected a whole number of requests per second (0 turns the limit off) (got "-1").'],
+  ])('when %s=%s, then the message says what a valid value looks like', (variable, value, expected) => {
+    const env: Record<string, string> = { [variable]: value };
+    if (variable === 'ADMIN_EMAIL') env.ADMIN_PASSWORD = 'long enough password';
+    expect(message(env)).toBe(expected);
+  });
+
+  test('when a number variable is set but empty, then its default applies rather than 0', () => {
+    const config = loadConfig({ API_PORT: '', RATE_LIMIT_PER_SECOND: '', SESSION_TTL_SECONDS: '' });
+    expect(config.apiPort).toBe(3000);
+    expect(config.rateLimitPerSecond).toBe(50);
+    expect(config.sessionTtlSeconds).toBe(43200);
+  });
+
+  test('when DNS_SERVERS lists ip, ip:port and [v6]:port, then all are accepted', () => {
+    expect(loadConfig({ DNS_SERVERS: '1.1.1.1, 127.0.0.1:5353, ::1, [2001:db8::1]:53' }).dnsServers).toEqual([
+      '1.1.1.1',
+      '127.0.0.1:5353',
+      '::1',
+      '[2001:db8::1]:53',
+    ]);
+  });
+
+  test('when several variables are invalid, then each is named on its own line', () => {
+    expect(message({ API_PORT: 'abc', ALLOW_SIGNUP: 'yes' }).split('\n')).toEqual([
+      expect.stringMatching(/^Invalid API_PORT: /),
+      expect.stringMatching(/^Invalid ALLOW_SIGNUP: /),
+    ]);
+  });
+
+  test.each([
+    ['SECRET_KEY', 'hunter2-but-too-short'],
+    ['ADMIN_PASSWORD', 'pw5ecr'],
+  ])('when the secret %s is invalid, then the message names it without showing its value', (variable, secret) => {
+    const env: Record<string, string> = { [variable]: secret, ADMIN_EMAIL: 'admin@example.com', ADMIN_PASSWORD: 'long enough password' };
+    env[variable] = secret;
+    const text = message(env);
+    expect(text).toMatch(new RegExp(`^Invalid ${variable}: expected .*, not shown\\)\\.$`));
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(secret.slice(0, 4));
+  });
+
+  test.each([
+    ['DATABASE_URL', 'mysql://mailroom:s3cr3t-db-pass@db.internal/mailroom', 'mysql://mailroom:***@db.internal/mailroom'],
+    ['DATABASE_URL', 'postgresql:/mailroom:s3cr3t-db-pass@db.internal/mailroom', 'postgresql:***@db.internal/mailroom'],
+    ['DATABASE_URL', 'postgres://db.internal:x/mailroom?user=m&password=s3cr3t-db-pass', '(got "postgres://db.internal:x/mailroom?user=m&password=***")'],
+    ['DATABASE_URL', 'mysql://db.internal/mailroom?user=m&password=s3cr3t-db-pass', 'mysql://db.internal/mailroom?user=m&password=***'],
+    ['REDIS_URL', 'http://default:s3cr3t-redis-pass@cache:6379', 'http://default:***@cache:6379'],
+    ['OUTBOUND_SMTP_URL', 'smtp://user:s3cr3t-smtp-pass@relay:notaport', 'smtp://user:***@relay:notaport'],
+    ['OUTBOUND_SMTP_URL', 'ftp://user:s3cr3t-smtp-pass@relay', 'ftp://user:***@relay'],
+  ])('when %s holding a password is invalid, then the message shows the URL without the password', (variable, url, shown) => {
+    const text = message({ [variable]: url });
+    expect(text).toMatch(new RegExp(`^Invalid ${variable}: expected an? .*URL`));
+    expect(text).toContain(shown);
+    expect(text).not.toContain('s3cr3t');
+  });
+
+  test('when METRICS_TOKEN is fine but another variable is not, then the token appears nowhere', () => {
+    const text = message({ METRICS_TOKEN: 'metrics-s3cr3t', SECRET_KEY: 'also-s3cr3t', API_PORT: 'x' });
+    expect(text).not.toContain('s3cr3t');
+    expect(text).toContain('Invalid SECRET_KEY');
+  });
+});

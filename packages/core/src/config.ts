@@ -1,11 +1,18 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { EXPECTED_VALUES, invalidVariableMessage } from './config-messages';
 
-/** Raised when an environment variable is missing or malformed; the message names the variable. */
+/**
+ * Raised when an environment variable is missing or malformed. The message names the variable
+ * and what a valid value looks like; it never contains a secret or a URL's password.
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
+// z.coerce.number() reads "" as 0: an empty variable means "use the default" instead.
+const emptyMeansDefault = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().min(0);
 /** "a,b,c" seconds between attempts: N entries mean 1 + N attempts. */
@@ -17,57 +24,79 @@ const schedule = z
     const parts = s.split(',').map((p) => p.trim());
     const nums = parts.map(Number);
     if (nums.some((n, i) => parts[i] === '' || !Number.isInteger(n) || n < 0)) {
-      ctx.addIssue({ code: 'custom', message: 'expected a comma list of whole seconds, such as "5,300,1800"' });
+      ctx.addIssue({ code: 'custom', message: 'not a comma list of whole seconds' });
       return z.NEVER;
     }
     return nums;
   });
+/** A URL with a host whose scheme matches, e.g. `serviceUrl(/^rediss?:$/)`. */
+const serviceUrl = (scheme: RegExp) =>
+  z.string().refine((value) => {
+    try {
+      const url = new URL(value);
+      return scheme.test(url.protocol) && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  });
+/** `ip`, `ipv4:port` or `[ipv6]:port`: what `Resolver.setServers` takes. */
+function isDnsServer(server: string): boolean {
+  const match = /^\[([^\]]+)\]:(\d{1,5})$/.exec(server) ?? /^([^:]+):(\d{1,5})$/.exec(server);
+  if (!match) return isIP(server) !== 0;
+  return isIP(match[1]!) !== 0 && Number(match[2]) <= 65535;
+}
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
-/** One entry per variable of DESIGN §3, with its default. Parsed once at start. */
+/**
+ * One entry per variable of DESIGN §3, with its default. Parsed once at start. Error messages
+ * come from config-messages.ts, which says what a valid value of each variable looks like.
+ */
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'expected a postgresql:// URL').default('postgresql://postgres@127.0.0.1:5432/mailroom'),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'expected a redis:// URL').default('redis://127.0.0.1:6379'),
+  DATABASE_URL: serviceUrl(/^postgres(ql)?:$/).default('postgresql://postgres@127.0.0.1:5432/mailroom'),
+  REDIS_URL: serviceUrl(/^rediss?:$/).default('redis://127.0.0.1:6379'),
   // BullMQ and Redis key prefix; "{mailroom}" keeps every key in one Redis Cluster slot.
-  QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/, 'no spaces or colons').default('mailroom'),
-  API_PORT: port.default(3000),
-  TRACKING_PORT: port.default(3001),
-  SMTP_PORT: port.default(2525),
+  QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/).default('mailroom'),
+  API_PORT: emptyMeansDefault(port.default(3000)),
+  TRACKING_PORT: emptyMeansDefault(port.default(3001)),
+  SMTP_PORT: emptyMeansDefault(port.default(2525)),
   // Unset: http://localhost:<API_PORT> and http://localhost:<TRACKING_PORT>.
   PUBLIC_API_URL: optional(httpUrl),
   TRACKING_BASE_URL: optional(httpUrl),
   // Smarthost smtp[s]://user:pass@host:port; unset means direct MX delivery.
-  OUTBOUND_SMTP_URL: optional(z.string().regex(/^smtps?:\/\//, 'expected smtp:// or smtps://')),
-  MX_PORT: port.default(25),
+  OUTBOUND_SMTP_URL: optional(serviceUrl(/^smtps?:$/)),
+  MX_PORT: emptyMeansDefault(port.default(25)),
   DNS_SERVERS: optional(
-    z.string().transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean)),
+    z
+      .string()
+      .transform((s) => s.split(',').map((p) => p.trim()).filter(Boolean))
+      .refine((servers) => servers.length > 0 && servers.every(isDnsServer)),
   ),
   ALLOW_PRIVATE_NETWORKS: bool.default(false),
   BOUNCE_DOMAIN: z.string().min(1).default('bounces.localhost'),
-  SECRET_KEY: optional(z.string().min(32, 'must be at least 32 characters')),
-  SESSION_TTL_SECONDS: seconds.min(60).default(43200),
+  SECRET_KEY: optional(z.string().min(32)),
+  SESSION_TTL_SECONDS: emptyMeansDefault(seconds.min(60).default(43200)),
   ADMIN_EMAIL: optional(z.email()),
-  ADMIN_PASSWORD: optional(z.string().min(8, 'must be at least 8 characters')),
+  ADMIN_PASSWORD: optional(z.string().min(8)),
   // Unset: open while no user exists, then closed.
   ALLOW_SIGNUP: optional(bool),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 36000]),
-  WEBHOOK_TIMEOUT_SECONDS: seconds.min(1).default(15),
+  WEBHOOK_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(15)),
   SMTP_RETRY_SCHEDULE: schedule.default([
     300, 390, 507, 659, 857, 1114, 1448, 1882, 2447, 3181, 4136, 5376, 6989, 9086, 11812, 15356, 19962,
   ]),
-  LEASE_SECONDS: seconds.min(1).default(300),
-  RECONCILE_INTERVAL_SECONDS: seconds.min(1).default(60),
-  RATE_LIMIT_PER_SECOND: seconds.default(50),
+  LEASE_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),
+  RECONCILE_INTERVAL_SECONDS: emptyMeansDefault(seconds.min(1).default(60)),
+  RATE_LIMIT_PER_SECOND: emptyMeansDefault(seconds.default(50)),
   // Emails one sender process works on at once (an extension of DESIGN §3).
-  SENDER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  SENDER_CONCURRENCY: emptyMeansDefault(z.coerce.number().int().min(1).max(1000).default(20)),
   // Sign-in and sign-up attempts per client IP per minute (an extension of DESIGN §3).
-  LOGIN_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  LOGIN_RATE_LIMIT_PER_MINUTE: emptyMeansDefault(z.coerce.number().int().min(1).default(10)),
   METRICS_TOKEN: optional(z.string().min(1)),
-  INBOUND_MAX_MESSAGE_BYTES: z.coerce.number().int().min(1024).default(26214400),
+  INBOUND_MAX_MESSAGE_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(26214400)),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -107,19 +136,18 @@ export interface Config {
 }
 
 /**
- * Reads and validates the environment once. Throws ConfigError naming the first bad variable.
- * Only this module reads process.env.
+ * Reads and validates the environment once. Throws ConfigError naming every bad variable, one
+ * per line. Only this module reads process.env.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Readonly<Config> {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const variable = String(issue?.path[0] ?? 'environment');
-    throw new ConfigError(`Invalid ${variable}: ${issue?.message ?? 'invalid value'} (got ${JSON.stringify(env[variable] ?? '')}).`);
+    const variables = [...new Set(parsed.error.issues.map((issue) => String(issue.path[0] ?? 'environment')))];
+    throw new ConfigError(variables.map((variable) => invalidVariableMessage(variable, env[variable])).join('\n'));
   }
   const e = parsed.data;
   if (e.NODE_ENV === 'production' && !e.SECRET_KEY) {
-    throw new ConfigError('Invalid SECRET_KEY: required when NODE_ENV=production.');
+    throw new ConfigError(`Invalid SECRET_KEY: required when NODE_ENV=production; expected ${EXPECTED_VALUES.SECRET_KEY}.`);
   }
   if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');

@@ -1,6 +1,7 @@
 import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
 import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
+import type { SessionTokens } from './auth/session-tokens';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
@@ -14,8 +15,8 @@ export interface GatewayContext {
   /** Fails fast when Redis is down, so requests answer 503 rather than hang. */
   redis: Redis;
   logger: Logger;
-  /** HS256 key for console session tokens, derived from the master secret. */
-  sessionKey: Uint8Array;
+  /** Console session tokens: issued, verified and signed out. */
+  sessions: SessionTokens;
   apiTokens: ApiTokenVerifier;
   rateLimits: RateLimits;
   /** Where accepted emails are handed to the sender. */

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, SendQueue, type Config, type Logger } from '@mailroom/core';
 import { createDatabase, createPool, resolveSecretKey } from '@mailroom/db';
 import { ApiTokenVerifier } from './auth/api-tokens';
+import { SessionTokens } from './auth/session-tokens';
 import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
@@ -51,8 +52,8 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
     pool,
     redis,
     logger,
-    sessionKey: deriveKey(secretKey, 'session'),
-    apiTokens: new ApiTokenVerifier(db, redis, config.queuePrefix),
+    sessions: new SessionTokens(db, deriveKey(secretKey, 'session'), config.sessionTtlSeconds),
+    apiTokens: new ApiTokenVerifier({ db, redis, prefix: config.queuePrefix, logger: logger.child({ component: 'api-tokens' }) }),
     rateLimits: createRateLimits(redis, config.queuePrefix, {
       perSecond: config.rateLimitPerSecond,
       loginPerMinute: config.loginRateLimitPerMinute,
@@ -63,6 +64,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
     isShuttingDown: () => shuttingDown,
   };
   await bootstrapAdmin(ctx);
+  await ctx.apiTokens.start();
 
   const server = buildApp(ctx).listen(config.apiPort, options.host ?? '0.0.0.0');
   await once(server, 'listening');
@@ -81,6 +83,7 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
       const force = setTimeout(() => server.closeAllConnections(), DRAIN_MS);
       await closed;
       clearTimeout(force);
+      await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
       redis.disconnect();
       await Promise.all([db.$disconnect(), pool.end()]);

@@ -1,8 +1,9 @@
 import type { ApiKeyPermission, Role } from '@mailroom/db';
+import type { Session } from './session-tokens';
 
 export type Principal =
   | { kind: 'token'; keyId: string; projectId: string; permission: ApiKeyPermission }
-  | { kind: 'session'; userId: string };
+  | ({ kind: 'session' } & Session);
 
 /** The caller of one request, and the project it acts in once authorized. */
 export interface AuthContext {

@@ -2,13 +2,13 @@ import { MailroomError } from '@mailroom/core';
 import type { Request } from 'express';
 import type { Principal } from './auth-context';
 import type { ApiTokenVerifier } from './api-tokens';
-import { verifySessionToken } from './session-tokens';
+import type { SessionTokens } from './session-tokens';
 
 /**
  * Who is calling. `Authorization` decides when present (the session headers are then ignored);
  * otherwise `X-Service-Session`; with neither, 401 `missing_api_key`.
  */
-export async function authenticate(req: Request, tokens: ApiTokenVerifier, sessionKey: Uint8Array): Promise<Principal> {
+export async function authenticate(req: Request, tokens: ApiTokenVerifier, sessions: SessionTokens): Promise<Principal> {
   const authorization = req.get('authorization');
   if (authorization !== undefined) {
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
@@ -17,7 +17,7 @@ export async function authenticate(req: Request, tokens: ApiTokenVerifier, sessi
   }
   const session = req.get('x-service-session');
   if (session !== undefined) {
-    return { kind: 'session', userId: await verifySessionToken(sessionKey, session.trim()) };
+    return { kind: 'session', ...(await sessions.verify(session.trim())) };
   }
   throw new MailroomError(
     'missing_api_key',

@@ -1,7 +1,7 @@
 import { isId, MailroomError, notFound } from '@mailroom/core';
 import type { Database, Role } from '@mailroom/db';
 import type { Request } from 'express';
-import type { Access } from '../http/route';
+import { isSendingRoute, type Access } from '../http/route';
 import type { AuthContext, Principal } from './auth-context';
 
 /**
@@ -10,17 +10,17 @@ import type { AuthContext, Principal } from './auth-context';
  */
 export async function authorize(db: Database, access: Access, principal: Principal, req: Request): Promise<AuthContext> {
   if (access.kind === 'public') return { principal, projectId: null, role: null };
+  // Checked before anything else, so a sending key learns nothing from any other route.
+  if (principal.kind === 'token' && principal.permission === 'sending_access' && !isSendingRoute(access)) {
+    throw new MailroomError('restricted_api_key', 'This API key can only send emails (permission "sending_access"): POST /emails and POST /emails/batch.');
+  }
   if (access.kind === 'user') {
+    if (access.sessionOnly && principal.kind === 'token') throw sessionNeeded('');
     return { principal, projectId: principal.kind === 'token' ? principal.projectId : null, role: null };
   }
 
   if (principal.kind === 'token') {
-    if (access.sessionOnly || access.ownerOnly) {
-      throw new MailroomError('forbidden', 'This action needs a console session of a project owner; API keys cannot do it.');
-    }
-    if (principal.permission === 'sending_access' && !access.sending) {
-      throw new MailroomError('restricted_api_key', 'This API key can only send emails (permission "sending_access").');
-    }
+    if (access.sessionOnly || access.ownerOnly) throw sessionNeeded(access.ownerOnly ? ' of a project owner' : '');
     if (access.projectFromPath && req.params.id !== principal.projectId) throw notFound('project');
     return { principal, projectId: principal.projectId, role: null };
   }
@@ -45,6 +45,10 @@ export async function authorize(db: Database, access: Access, principal: Princip
     throw new MailroomError('forbidden', 'Only an owner of the project can do this.');
   }
   return { principal, projectId, role };
+}
+
+function sessionNeeded(whose: string): MailroomError {
+  return new MailroomError('forbidden', `This action needs a console session${whose} (X-Service-Session); API keys cannot do it.`);
 }
 
 async function roleOf(db: Database, userId: string, projectId: string): Promise<Role | null> {

@@ -13,7 +13,11 @@ import type { AuthContext } from '../auth/auth-context';
  */
 export type Access =
   | { kind: 'public' }
-  | { kind: 'user' }
+  | {
+      kind: 'user';
+      /** Refuse API tokens: only a console session may do this (such as signing out). */
+      sessionOnly?: boolean;
+    }
   | {
       kind: 'project';
       projectFromPath?: boolean;
@@ -24,6 +28,11 @@ export type Access =
       /** `sending_access` tokens may call it. */
       sending?: boolean;
     };
+
+/** Whether `sending_access` API keys may call a route with this access rule; they may call no other. */
+export function isSendingRoute(access: Access): boolean {
+  return access.kind === 'project' && access.sending === true;
+}
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
@@ -92,14 +101,15 @@ export function routeErrors(route: AnyRoute): ErrorName[] {
     // An Authorization header is verified even where only sessions are accepted.
     implied.push('missing_api_key', 'invalid_api_key', 'invalid_session', 'rate_limit_exceeded');
   }
+  if (access.kind === 'user' && access.sessionOnly) implied.push('forbidden');
   if (access.kind === 'project') {
     const tokensAllowed = !access.sessionOnly && !access.ownerOnly;
     if (access.projectFromPath) implied.push('not_found');
     // X-Project-Id is required of sessions, and must name a project of the caller's.
     else implied.push('missing_required_field', 'forbidden');
     if (!tokensAllowed) implied.push('forbidden');
-    if (tokensAllowed && !access.sending) implied.push('restricted_api_key');
   }
+  if (access.kind !== 'public' && !isSendingRoute(access)) implied.push('restricted_api_key');
   if (route.body) implied.push('invalid_json', 'payload_too_large', 'validation_error', 'missing_required_field');
   // Path parameters cannot be absent, and no query parameter is required.
   if (route.query || route.params) implied.push('validation_error');

@@ -6,7 +6,7 @@ import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
 import { camelizeKeys } from './aliases';
 import { consumeRateLimit } from './rate-limit';
-import type { AnyRoute } from './route';
+import type { Access, AnyRoute } from './route';
 import { parseInput } from './validate';
 
 const PUBLIC: AuthContext = { principal: null, projectId: null, role: null };
@@ -23,11 +23,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
   for (const route of routes) {
     const parseJson = promisify(express.json({ limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT, type: () => true }));
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
-      const auth =
-        route.access.kind === 'public'
-          ? PUBLIC
-          : await authorize(ctx.db, route.access, await authenticate(req, ctx.apiTokens, ctx.sessionKey), req);
-      await limitRate(ctx, auth, res);
+      const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
       if (route.body) await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};
@@ -48,6 +44,25 @@ export function unmatchedRoute(routes: readonly AnyRoute[]): RequestHandler {
     res.setHeader('Allow', allowed.join(', '));
     throw new MailroomError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`);
   };
+}
+
+/**
+ * Authenticates, authorizes and counts the request against the rate limit. Every authenticated
+ * request is counted, refused ones included, so every answer to one carries `ratelimit-*`: an
+ * authorized request counts against its project; a refused one against what the credentials
+ * alone prove (the token's project, or the session's user), never a project it merely named.
+ */
+async function authorizeAndLimit(ctx: GatewayContext, access: Access, req: Request, res: Response): Promise<AuthContext> {
+  const principal = await authenticate(req, ctx.apiTokens, ctx.sessions);
+  let auth: AuthContext;
+  try {
+    auth = await authorize(ctx.db, access, principal, req);
+  } catch (err) {
+    await limitRate(ctx, { principal, projectId: principal.kind === 'token' ? principal.projectId : null, role: null }, res);
+    throw err;
+  }
+  await limitRate(ctx, auth, res);
+  return auth;
 }
 
 async function limitRate(ctx: GatewayContext, auth: AuthContext, res: Response): Promise<void> {

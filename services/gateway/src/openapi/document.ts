@@ -13,7 +13,7 @@ Every failure answers \`{"name", "message", "statusCode"}\`. Inputs also accept 
 /** Which security schemes a route accepts. */
 function securityFor(access: Access): Record<string, string[]>[] {
   if (access.kind === 'public') return [];
-  if (access.kind === 'user') return [{ apiToken: [] }, { consoleSession: [] }];
+  if (access.kind === 'user') return access.sessionOnly ? [{ consoleSession: [] }] : [{ apiToken: [] }, { consoleSession: [] }];
   const session = { consoleSession: [], consoleProject: [] };
   if (access.sessionOnly || access.ownerOnly) return [session];
   return [{ apiToken: [] }, session];

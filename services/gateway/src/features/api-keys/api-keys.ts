@@ -1,6 +1,6 @@
 import { newId, notFound } from '@mailroom/core';
-import type { ApiKey, ApiKeyPermission, Database } from '@mailroom/db';
-import { generateApiToken } from '../../auth/api-tokens';
+import { revokeApiKey as revokeKeyRow, type ApiKey, type ApiKeyPermission, type Database } from '@mailroom/db';
+import { generateApiToken, type ApiTokenVerifier } from '../../auth/api-tokens';
 import { pageArgs, type ListQuery } from '../../http/pagination';
 
 /** Creates a key; the token is returned here once and never again. */
@@ -22,8 +22,12 @@ export async function listApiKeys(db: Database, projectId: string, query: ListQu
   return db.apiKey.findMany({ ...page, where: { ...page.where, projectId, revokedAt: null } });
 }
 
-/** Revokes a key at once. Another project's key, or an already revoked one, is 404. */
-export async function revokeApiKey(db: Database, projectId: string, id: string): Promise<void> {
-  const { count } = await db.apiKey.updateMany({ where: { id, projectId, revokedAt: null }, data: { revokedAt: new Date() } });
-  if (count === 0) throw notFound('API key');
+/**
+ * Revokes a key (committed with a bump of the revocation epoch every replica polls), then tells
+ * the replicas through Redis so they drop it at once. Another project's key, or an already
+ * revoked one, is 404. Once committed the revocation stands, whatever Redis says.
+ */
+export async function revokeApiKey(db: Database, tokens: ApiTokenVerifier, projectId: string, id: string): Promise<void> {
+  if (!(await revokeKeyRow(db, projectId, id))) throw notFound('API key');
+  await tokens.announceRevocation();
 }

@@ -78,15 +78,14 @@ export const apiKeyRoutes = [
     path: '/api-keys/{id}',
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key',
-    description: 'Takes effect at once on every gateway replica.',
+    description: 'Takes effect at once on every gateway replica, and within 2 seconds on a replica that cannot reach Redis.',
     tag: 'API keys',
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The key was revoked.', schema: deletedSchema('api_key') },
     errors: ['not_found'],
     async handler({ params, auth, ctx }) {
-      await revokeApiKey(ctx.db, scopedProjectId(auth), params.id);
-      await ctx.apiTokens.announceRevocation();
+      await revokeApiKey(ctx.db, ctx.apiTokens, scopedProjectId(auth), params.id);
       return { object: 'api_key', id: params.id, deleted: true };
     },
   }),

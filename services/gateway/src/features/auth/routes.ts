@@ -1,6 +1,5 @@
 import type { User } from '@mailroom/db';
 import { z } from 'zod';
-import { issueSessionToken } from '../../auth/session-tokens';
 import { consumeRateLimit } from '../../http/rate-limit';
 import { defineRoute } from '../../http/route';
 import { emailField, nameField, passwordField, timestamp } from '../../schemas/common';
@@ -42,7 +41,7 @@ export const authRoutes = [
       const created = await createAccount(ctx.db, body, { allowSignup: ctx.config.allowSignup });
       if (!created) throw new Error('createAccount returned nothing outside the bootstrap');
       return {
-        sessionToken: await issueSessionToken(ctx.sessionKey, created.user.id, ctx.config.sessionTtlSeconds),
+        sessionToken: (await ctx.sessions.issue(created.user.id)).token,
         user: presentUser(created.user),
         project: presentProject(created.project),
       };
@@ -66,12 +65,37 @@ export const authRoutes = [
     async handler({ body, ctx, req, res }) {
       await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
       const user = await checkCredentials(ctx.db, body.email, body.password);
-      const projects = await listVisibleProjects(ctx.db, { kind: 'session', userId: user.id });
+      const { token, session } = await ctx.sessions.issue(user.id);
+      const projects = await listVisibleProjects(ctx.db, { kind: 'session', ...session });
       return {
-        sessionToken: await issueSessionToken(ctx.sessionKey, user.id, ctx.config.sessionTtlSeconds),
+        sessionToken: token,
         user: presentUser(user),
         projects: projects.map(presentProject),
       };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/auth/logout',
+    operationId: 'logOut',
+    summary: 'Sign out: revoke this console session',
+    description:
+      'Revokes the session token sent in X-Service-Session (no X-Project-Id needed) on every gateway replica at once; ' +
+      'it is refused with 401 `invalid_session` from then on. API keys cannot sign out (403).',
+    tag: 'Console sessions',
+    access: { kind: 'user', sessionOnly: true },
+    success: {
+      status: 200,
+      description: 'The session is revoked.',
+      schema: z
+        .object({ object: z.literal('session'), revoked: z.literal(true), expiresAt: timestamp.meta({ description: 'When the token would have expired.' }) })
+        .meta({ id: 'RevokedSession' }),
+    },
+    errors: [],
+    async handler({ auth, ctx }) {
+      if (auth.principal?.kind !== 'session') throw new Error('sessionOnly route without a session');
+      await ctx.sessions.revoke(auth.principal);
+      return { object: 'session', revoked: true, expiresAt: auth.principal.expiresAt.toISOString() };
     },
   }),
 ];

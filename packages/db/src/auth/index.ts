@@ -1,0 +1,1 @@
+export { isSessionRevoked, readApiKeyRevocationEpoch, revokeApiKey, revokeSession } from './revocations';
