@@ -3,7 +3,16 @@
  * service under services/ as its own process with prefixed output until Ctrl-C or SIGTERM.
  */
 import path from 'node:path';
-import { type Config, ConfigError, DependencyUnavailableError, loadConfig, PortInUseError, redactUrl } from '@mailroom/core';
+import {
+  type Config,
+  ConfigError,
+  createLogLinePrettifier,
+  DependencyUnavailableError,
+  loadConfig,
+  PortInUseError,
+  redactUrl,
+  wantsPrettyLogs,
+} from '@mailroom/core';
 import { migrateDatabase } from '../packages/db/src/migrate';
 import { checkPostgres, checkRedis, DependencyRejectedError } from './lib/check-dependencies';
 import { checkPorts } from './lib/check-ports';
@@ -96,7 +105,10 @@ async function main(): Promise<void> {
   const services = discoverServices(REPOSITORY_ROOT);
   if (services.length === 0) fail('No service to start: no services/*/package.json has a "start" script.');
 
-  const supervisor = new Supervisor({ colour: process.stdout.isTTY === true });
+  const terminal = process.stdout.isTTY === true;
+  // Services write JSON to their pipe; on a terminal outside production, show it as people read logs.
+  const format = wantsPrettyLogs(terminal, config.nodeEnv) ? createLogLinePrettifier({ colour: terminal }) : undefined;
+  const supervisor = new Supervisor({ colour: terminal, format });
   let started = false;
   let signalled = false;
   const onSignal = () => {
