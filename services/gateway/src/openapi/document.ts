@@ -105,7 +105,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
 interface Parameter {
   name: string;
   in: string;
-  example?: string;
+  schema?: { type?: string };
+  example?: string | number;
 }
 
 /** Path and query parameters take their example values from the operation's example. */
@@ -115,7 +116,8 @@ function addParameterExamples(document: OpenApiDocument): void {
       const example = OPERATION_EXAMPLES[operation.operationId ?? ''];
       for (const parameter of operation.parameters ?? []) {
         const value = parameter.in === 'path' ? example?.params?.[parameter.name] : parameter.in === 'query' ? example?.query?.[parameter.name] : undefined;
-        if (value !== undefined) parameter.example = value;
+        // Examples are kept as they appear in a URL; the document shows them in the parameter's type.
+        if (value !== undefined) parameter.example = parameter.schema?.type === 'integer' ? Number(value) : value;
       }
     }
   }
