@@ -92,8 +92,11 @@ function deliveryNote(config: Readonly<Config>, names: ReadonlySet<string>): str
 async function printUrls(config: Readonly<Config>, services: readonly ServiceCommand[], stopping: () => boolean): Promise<void> {
   const names = new Set(services.map((s) => s.name));
   const list = endpoints(config, names);
-  await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
+  const opened = await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
   if (stopping()) return;
+  const closed = list.filter((_, i) => !opened[i]).map((e) => `${e.label} (port ${e.port})`);
+  // Never claim to be running on a port nothing answers; the services' own logs say why.
+  if (closed.length > 0) return void process.stderr.write(`Still waiting after ${READY_TIMEOUT_MS / 1000} s for: ${closed.join(', ')}.\n`);
   const width = Math.max(0, ...list.map((e) => e.label.length));
   const lines = list.map((e) => `  ${e.label.padEnd(width)}  ${e.value}`);
   const running = `Mailroom is running (${services.map((s) => s.name).join(', ')}):`;
