@@ -178,7 +178,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     response: { data: [{ id: EMAIL_ID }, { id: 'em_01KAQ4B2C3D4E5F6G7H8J9K0MP' }] },
   },
   listEmails: {
-    query: { limit: '2', after: 'em_01KAQ4Z9Y8X7W6V5T4S3R2Q1P0', status: 'delivery_delayed' },
+    query: { limit: '2', after: 'em_01KAQ4Z9Y8X7W6V5T4S3R2Q1P0', status: 'delivery_delayed', to: 'bob@example.com' },
     response: { object: 'list', data: [summary], hasMore: true },
   },
   getEmail: { params: { id: EMAIL_ID }, response: email },
