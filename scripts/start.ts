@@ -3,9 +3,19 @@
  * service under services/ as its own process with prefixed output until Ctrl-C or SIGTERM.
  */
 import path from 'node:path';
-import { type Config, ConfigError, DependencyUnavailableError, loadConfig } from '@mailroom/core';
+import {
+  type Config,
+  ConfigError,
+  createLogLinePrettifier,
+  DependencyUnavailableError,
+  loadConfig,
+  PortInUseError,
+  redactUrl,
+  wantsPrettyLogs,
+} from '@mailroom/core';
 import { migrateDatabase } from '../packages/db/src/migrate';
 import { checkPostgres, checkRedis, DependencyRejectedError } from './lib/check-dependencies';
+import { checkPorts } from './lib/check-ports';
 import { discoverServices, type ServiceCommand } from './lib/discover-services';
 import { Supervisor } from './lib/supervisor';
 import { waitForPort } from './lib/wait-for-port';
@@ -38,6 +48,15 @@ async function checkDependencies(config: Readonly<Config>): Promise<void> {
   }
 }
 
+async function checkPortsFree(config: Readonly<Config>, services: readonly ServiceCommand[]): Promise<void> {
+  try {
+    await checkPorts(config, new Set(services.map((s) => s.name)));
+  } catch (err) {
+    if (err instanceof PortInUseError) fail(err.message);
+    throw err;
+  }
+}
+
 async function migrate(config: Readonly<Config>): Promise<void> {
   let applied: readonly string[];
   try {
@@ -60,13 +79,28 @@ function endpoints(config: Readonly<Config>, names: ReadonlySet<string>): { labe
   return list;
 }
 
+/** Where sent mail goes, so nobody wonders why a first email waits or reaches a real inbox. */
+function deliveryNote(config: Readonly<Config>, names: ReadonlySet<string>): string[] {
+  if (!names.has('sender')) return [];
+  if (config.outboundSmtpUrl) return [`Mail is relayed through ${redactUrl(config.outboundSmtpUrl)} (OUTBOUND_SMTP_URL).`];
+  return [
+    `OUTBOUND_SMTP_URL is unset: mail goes directly to each recipient's MX host on port ${config.mxPort} (MX_PORT).`,
+    'To catch every message locally instead, run `pnpm dev:mailbox` and start with the OUTBOUND_SMTP_URL it prints.',
+  ];
+}
+
 async function printUrls(config: Readonly<Config>, services: readonly ServiceCommand[], stopping: () => boolean): Promise<void> {
-  const list = endpoints(config, new Set(services.map((s) => s.name)));
-  await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
+  const names = new Set(services.map((s) => s.name));
+  const list = endpoints(config, names);
+  const opened = await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
   if (stopping()) return;
+  const closed = list.filter((_, i) => !opened[i]).map((e) => `${e.label} (port ${e.port})`);
+  // Never claim to be running on a port nothing answers; the services' own logs say why.
+  if (closed.length > 0) return void process.stderr.write(`Still waiting after ${READY_TIMEOUT_MS / 1000} s for: ${closed.join(', ')}.\n`);
   const width = Math.max(0, ...list.map((e) => e.label.length));
   const lines = list.map((e) => `  ${e.label.padEnd(width)}  ${e.value}`);
-  console.log(['', `Mailroom is running (${services.map((s) => s.name).join(', ')}):`, ...lines, 'Press Ctrl-C to stop.', ''].join('\n'));
+  const running = `Mailroom is running (${services.map((s) => s.name).join(', ')}):`;
+  console.log(['', running, ...lines, ...deliveryNote(config, names), 'Press Ctrl-C to stop.', ''].join('\n'));
 }
 
 async function main(): Promise<void> {
@@ -74,7 +108,10 @@ async function main(): Promise<void> {
   const services = discoverServices(REPOSITORY_ROOT);
   if (services.length === 0) fail('No service to start: no services/*/package.json has a "start" script.');
 
-  const supervisor = new Supervisor({ colour: process.stdout.isTTY === true });
+  const terminal = process.stdout.isTTY === true;
+  // Services write JSON to their pipe; on a terminal outside production, show it as people read logs.
+  const format = wantsPrettyLogs(terminal, config.nodeEnv) ? createLogLinePrettifier({ colour: terminal }) : undefined;
+  const supervisor = new Supervisor({ colour: terminal, format });
   let started = false;
   let signalled = false;
   const onSignal = () => {
@@ -87,6 +124,7 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
+  await checkPortsFree(config, services);
   await checkDependencies(config);
   await migrate(config);
   supervisor.start(services);

@@ -2,12 +2,12 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { STOP_TIMEOUT_MS } from '../scripts/lib/supervisor';
-import { databaseUrl, dropDatabase, withAdminClient } from './support/databases';
+import { createTestDatabase, databaseUrl, dropDatabase, withAdminClient } from './support/databases';
 
 const ROOT = join(__dirname, '..');
 const TSX_CLI = require.resolve('tsx/cli');
@@ -24,10 +24,12 @@ class StartProcess {
   stderr = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(env: Record<string, string>) {
+  /** `viaPnpm` runs the real `pnpm start` in a process group of its own, as a terminal runs a command. */
+  constructor(env: Record<string, string>, options: { viaPnpm?: boolean } = {}) {
     // Only what the tools need from this environment, so a developer's DATABASE_URL cannot leak in.
     const base = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' };
-    this.child = spawn(process.execPath, [TSX_CLI, 'scripts/start.ts'], { cwd: ROOT, env: { ...base, ...env } });
+    const [command, args] = options.viaPnpm ? ['pnpm', ['start']] : [process.execPath, [TSX_CLI, 'scripts/start.ts']];
+    this.child = spawn(command, args, { cwd: ROOT, env: { ...base, ...env }, detached: options.viaPnpm === true });
     this.child.stdout?.setEncoding('utf8').on('data', (s: string) => (this.stdout += s));
     this.child.stderr?.setEncoding('utf8').on('data', (s: string) => (this.stderr += s));
     this.exited = once(this.child, 'close').then(([code, signal]) => ({ code, signal }));
@@ -160,6 +162,12 @@ describe('pnpm start', () => {
       expect(start.stdout).not.toContain('\u001b['); // no colour codes when stdout is not a terminal
     }, 15_000);
 
+    test('when OUTBOUND_SMTP_URL is unset, then it says mail goes to MX hosts on port 25 and how to catch it locally', async () => {
+      await start.waitForOutput(/Press Ctrl-C/, 10_000);
+      expect(start.stdout).toContain("OUTBOUND_SMTP_URL is unset: mail goes directly to each recipient's MX host on port 25 (MX_PORT).");
+      expect(start.stdout).toContain('pnpm dev:mailbox');
+    }, 15_000);
+
     test('when it receives SIGTERM, then every service stops, it exits 0 and the port is free', async () => {
       expect(start.running).toBe(true);
       start.child.kill('SIGTERM');
@@ -178,6 +186,69 @@ describe('pnpm start', () => {
         }
       });
       expect(sessions).toBe(0);
+    }, 30_000);
+  });
+
+  describe('when it is run through pnpm and stopped with Ctrl-C', () => {
+    const database = uniqueName('pnpm');
+
+    afterAll(() => dropDatabase(database), 30_000);
+
+    test('then it stops cleanly, exits 0 and pnpm reports no failure', async () => {
+      const start = new StartProcess(baseEnv(database, await freePort()), { viaPnpm: true });
+      try {
+        await start.waitForOutput(/Press Ctrl-C/, 40_000);
+        // A terminal's Ctrl-C signals the whole foreground process group: pnpm, its script and start.
+        process.kill(-(start.child.pid ?? 0), 'SIGINT');
+        const { code, signal } = await start.exitWithin(20_000);
+        expect({ code, signal }).toEqual({ code: 0, signal: null });
+        expect(start.stdout).toContain('Stopped.');
+        expect(`${start.stdout}${start.stderr}`).not.toMatch(/ELIFECYCLE|Command failed/);
+      } finally {
+        if (start.running) process.kill(-(start.child.pid ?? 0), 'SIGKILL');
+      }
+    }, 70_000);
+  });
+
+  describe('when a port it needs is taken', () => {
+    const database = uniqueName('port');
+    let holder: Server;
+    let port = 0;
+
+    beforeAll(async () => {
+      holder = createServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n')).listen(0, '0.0.0.0');
+      await once(holder, 'listening');
+      port = (holder.address() as AddressInfo).port;
+    });
+
+    afterAll(async () => {
+      await new Promise((resolve) => holder.close(resolve));
+      await dropDatabase(database);
+    });
+
+    test('when API_PORT is held by another server, then pnpm start exits 1 with one sentence naming API_PORT and never claims to be running', async () => {
+      const start = new StartProcess(baseEnv(database, port));
+      const { code } = await start.exitWithin(15_000);
+      expect(code).toBe(1);
+      expect(start.stderr.trim()).toBe(`Port ${port} is already in use; set API_PORT to a free port.`);
+      expect(start.stdout).not.toMatch(/running/i);
+    }, 20_000);
+
+    test('when the gateway alone is started on a taken port, then it exits 1 with the same sentence and no stack trace', async () => {
+      const db = await createTestDatabase('start_port_gateway');
+      try {
+        const child = spawn(process.execPath, ['--import', require.resolve('tsx'), 'services/gateway/src/main.ts'], {
+          cwd: ROOT,
+          env: { PATH: process.env.PATH ?? '', ...baseEnv(db.name, port), DATABASE_URL: db.url, LOG_LEVEL: 'silent' },
+        });
+        let stderr = '';
+        child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+        const [code] = await once(child, 'close');
+        expect(code).toBe(1);
+        expect(stderr.trim()).toBe(`gateway: Port ${port} is already in use; set API_PORT to a free port.`);
+      } finally {
+        await db.drop();
+      }
     }, 30_000);
   });
 

@@ -10,8 +10,8 @@ export function makeTag(name: string, index: number, width: number, colour: bool
   return colour ? `\u001b[${COLOURS[index % COLOURS.length]}m${tag}\u001b[0m` : tag;
 }
 
-/** Copies `input` to `output` line by line, each line prefixed with `tag`. */
-export function prefixLines(input: Readable, output: Writable, tag: string): void {
+/** Copies `input` to `output` line by line, each line passed through `format` and prefixed with `tag`. */
+export function prefixLines(input: Readable, output: Writable, tag: string, format: (line: string) => string = (line) => line): void {
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  lines.on('line', (line) => output.write(`${tag} ${line}\n`));
+  lines.on('line', (line) => output.write(`${tag} ${format(line)}\n`));
 }

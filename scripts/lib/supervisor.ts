@@ -29,7 +29,8 @@ export class Supervisor {
     this.resolveDone = resolve;
   });
 
-  constructor(private readonly options: { colour: boolean }) {}
+  /** `colour`: tags in colour; `format`: how each output line of a service is shown (e.g. JSON logs made readable). */
+  constructor(private readonly options: { colour: boolean; format?: (line: string) => string }) {}
 
   get isStopping(): boolean {
     return this.stopping;
@@ -43,8 +44,8 @@ export class Supervisor {
       // supervisor, which then signals each group once (a second signal makes a service exit
       // at once), and a `pnpm run` wrapper, which does not forward signals, is covered too.
       const child = spawn(service.command, service.args, { cwd: service.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      if (child.stdout) prefixLines(child.stdout, process.stdout, tag);
-      if (child.stderr) prefixLines(child.stderr, process.stderr, tag);
+      if (child.stdout) prefixLines(child.stdout, process.stdout, tag, this.options.format);
+      if (child.stderr) prefixLines(child.stderr, process.stderr, tag, this.options.format);
       const entry: Running = { name: service.name, child, closed: Promise.resolve(), done: false };
       const closed = new Promise<void>((resolve) => {
         const finish = (code: number | null, signal: NodeJS.Signals | null) => {

@@ -8,6 +8,7 @@ export * from './queue-catalog';
 export * from './redis';
 export * from './unavailable';
 export * from './run-service';
+export * from './port-in-use';
 export * from './network';
 export * from './delivery-status';
 export * from './send-queue';

@@ -1,4 +1,5 @@
 import { ConfigError } from './config';
+import { PORT_VARIABLES, PortInUseError, portErrorOf } from './port-in-use';
 
 /** A backing service could not be reached at start; the message says which and how to start it. */
 export class DependencyUnavailableError extends Error {
@@ -24,6 +25,16 @@ export function redactUrl(url: string): string {
   }
 }
 
+/** What to tell a person whose service did not start: one sentence for the failures they can fix. */
+function startFailure(name: string, err: unknown): string {
+  if (err instanceof ConfigError || err instanceof DependencyUnavailableError || err instanceof PortInUseError) return err.message;
+  // A listen that did not go through listenOn still carries the port; the service says which variable sets it.
+  const failed = portErrorOf(err);
+  const variable = PORT_VARIABLES[name as keyof typeof PORT_VARIABLES];
+  if (failed && variable) return new PortInUseError(failed.port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied').message;
+  return `failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+}
+
 /**
  * Runs one service process: starts it, stops it gracefully on SIGTERM or SIGINT (a second
  * signal exits at once), and turns start-up failures into one clear sentence and exit code 1.
@@ -33,8 +44,7 @@ export async function runService(name: string, start: () => Promise<() => Promis
   try {
     stop = await start();
   } catch (err) {
-    const known = err instanceof ConfigError || err instanceof DependencyUnavailableError;
-    process.stderr.write(`${name}: ${known ? err.message : `failed to start: ${(err as Error)?.stack ?? String(err)}`}\n`);
+    process.stderr.write(`${name}: ${startFailure(name, err)}\n`);
     process.exit(1);
   }
   let stopping = false;

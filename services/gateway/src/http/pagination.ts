@@ -2,8 +2,8 @@ import { z } from 'zod';
 
 /** `limit` (1–100, default 20) and `after` (the last id seen), as every list takes them. */
 export const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  after: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'How many items to answer, 1–100.' }),
+  after: z.string().min(1).max(64).optional().meta({ description: 'The id of the last item of the previous page; answers the items after it.' }),
 });
 
 export type ListQuery = z.output<typeof listQuery>;

@@ -1,48 +1,83 @@
-import type { OpenApiDocument } from './document';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 
-const escapeHtml = (value: unknown) =>
-  String(value).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+/**
+ * The API reference is Swagger UI, served from the `swagger-ui-dist` package by the gateway
+ * itself: nothing is fetched from elsewhere, so it works offline and in locked-down networks.
+ * Paths are relative, so the page also works behind a proxy that mounts the API under a prefix.
+ */
+export const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Mailroom API reference</title>
+<link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+<div id="reference"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/reference.js"></script>
+</body>
+</html>
+`;
 
-interface Operation {
-  operationId?: string;
-  summary?: string;
-  description?: string;
-  tags?: string[];
-  security?: Record<string, string[]>[];
-  requestBody?: { content?: Record<string, { schema?: unknown }> };
-  responses?: Record<string, { description?: string }>;
+// validatorUrl: null, or Swagger UI would send the document to an online validator for a badge.
+const REFERENCE_SCRIPT = `window.addEventListener('load', function () {
+  window.ui = SwaggerUIBundle({
+    url: new URL('openapi.json', window.location.href).href,
+    dom_id: '#reference',
+    deepLinking: true,
+    docExpansion: 'list',
+    defaultModelsExpandDepth: 1,
+    defaultModelExpandDepth: 3,
+    displayRequestDuration: true,
+    filter: true,
+    validatorUrl: null,
+  });
+});
+`;
+
+export interface DocsAsset {
+  contentType: string;
+  body: Buffer;
+}
+
+const SWAGGER_UI_FILES: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+
+/** The files the reference page loads, by name; read once, on first use. */
+export function createDocsAssets(): (name: string) => DocsAsset | undefined {
+  const cache = new Map<string, DocsAsset>();
+  const distDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+  return (name) => {
+    const cached = cache.get(name);
+    if (cached) return cached;
+    let asset: DocsAsset | undefined;
+    if (name === 'reference.js') asset = { contentType: 'text/javascript; charset=utf-8', body: Buffer.from(REFERENCE_SCRIPT) };
+    else if (Object.hasOwn(SWAGGER_UI_FILES, name)) {
+      asset = { contentType: SWAGGER_UI_FILES[name] as string, body: readFileSync(path.join(distDir, name)) };
+    }
+    if (asset) cache.set(name, asset);
+    return asset;
+  };
 }
 
 /**
- * The API reference as one self-contained HTML page: no scripts, no fonts, nothing fetched,
- * so it works offline and inside locked-down networks.
+ * Scripts and styles only from this origin; Swagger UI styles some elements inline and draws
+ * icons as data: images. `apiOrigin` is where "Try it out" sends requests (PUBLIC_API_URL).
  */
-export function renderDocsPage(document: OpenApiDocument): string {
-  const byTag = new Map<string, string[]>();
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const [method, raw] of Object.entries(item as Record<string, Operation>)) {
-      const op = raw;
-      const tag = op.tags?.[0] ?? 'Other';
-      const auth = op.security?.length ? op.security.map((s) => Object.keys(s).join(' + ')).join(' or ') : 'none';
-      const body = op.requestBody?.content?.['application/json']?.schema;
-      const responses = Object.entries(op.responses ?? {})
-        .map(([code, r]) => `<li><code>${escapeHtml(code)}</code> ${escapeHtml(r.description ?? '')}</li>`)
-        .join('');
-      byTag.set(tag, [
-        ...(byTag.get(tag) ?? []),
-        `<section id="${escapeHtml(op.operationId ?? path)}"><h3><span class="m">${escapeHtml(method.toUpperCase())}</span> <code>${escapeHtml(path)}</code></h3>
-<p>${escapeHtml(op.summary ?? '')}</p>${op.description ? `<p>${escapeHtml(op.description)}</p>` : ''}
-<p><b>Auth:</b> ${escapeHtml(auth)}</p>
-${body ? `<details><summary>Request body</summary><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre></details>` : ''}
-<ul>${responses}</ul></section>`,
-      ]);
-    }
-  }
-  const sections = [...byTag].map(([tag, ops]) => `<h2>${escapeHtml(tag)}</h2>${ops.join('\n')}`).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(document.info.title)}</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}section{border-top:1px solid #ddd;padding:.5rem 0}
-.m{font:bold 13px monospace;background:#eef;padding:2px 6px;border-radius:4px}pre{background:#f6f6f6;padding:.5rem;overflow:auto}</style></head>
-<body><h1>${escapeHtml(document.info.title)} ${escapeHtml(document.info.version)}</h1><p>${escapeHtml(document.info.description ?? '')}</p>
-<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1). Schemas: see <code>components.schemas</code> there.</p>
-${sections}</body></html>`;
+export function docsContentSecurityPolicy(apiOrigin: string): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    `connect-src 'self' ${apiOrigin}`,
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
 }

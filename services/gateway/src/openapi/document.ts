@@ -2,13 +2,19 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { ERROR_STATUS, WEBHOOK_EVENT_TYPES, type ErrorName } from '@mailroom/core';
 import { routeErrors, type Access, type AnyRoute } from '../http/route';
 import { errorSchema } from '../schemas/common';
+import { OPERATION_EXAMPLES } from './examples';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
-const DESCRIPTION = `Mailroom sends email, receives inbound email, tracks opens and clicks, and pushes signed events to webhooks.
+const DESCRIPTION = `Mailroom sends email for your applications. Everything is organised in **projects**: each has its own API keys, members, sent emails and suppression list.
 
-Authenticate with a project API key (\`Authorization: Bearer mr_…\`) or a console session (\`X-Service-Session\` with \`X-Project-Id\`).
-Every failure answers \`{"name", "message", "statusCode"}\`. Inputs also accept the snake_case spelling of each field.`;
+- **Sending**: \`POST /emails\` (or up to 100 at once with \`POST /emails/batch\`), with idempotency keys and scheduling; follow each recipient's delivery with \`GET /emails/{id}\`.
+- **Authentication**: a project API key (\`Authorization: Bearer mr_…\`, \`full_access\` or \`sending_access\`) for applications, or a console session from \`POST /auth/login\` (\`X-Service-Session\` with \`X-Project-Id\`) for people.
+- **Lists** take \`limit\` (1–100, default 20) and \`after\` (the last id seen) and answer \`{"object": "list", "data": [...], "hasMore": bool}\`, newest first.
+- **Errors**: every failure answers \`{"name", "message", "statusCode"}\` with that HTTP status.
+- Inputs also accept the snake_case spelling of each field (\`reply_to\`, \`scheduled_at\`), as Resend's SDKs send them.
+
+To try a call here, choose **Authorize**, paste an API key, then **Try it out** on an operation.`;
 
 /** Which security schemes a route accepts. */
 function securityFor(access: Access): Record<string, string[]>[] {
@@ -63,6 +69,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
 
   for (const route of routes) {
     const contentType = route.success.contentType ?? 'application/json';
+    const example = OPERATION_EXAMPLES[route.operationId];
     registry.registerPath({
       method: route.method,
       path: route.path,
@@ -74,21 +81,44 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body, example: example?.request } } } } : {}),
       },
       responses: {
         [String(route.success.status)]: {
           description: route.success.description,
-          content: { [contentType]: { schema: route.success.schema } },
+          content: { [contentType]: { schema: route.success.schema, example: example?.response } },
         },
         ...errorResponses(routeErrors(route)),
       },
     });
   }
 
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Mailroom API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: serverUrl }],
   });
+  addParameterExamples(document);
+  return document;
+}
+
+interface Parameter {
+  name: string;
+  in: string;
+  schema?: { type?: string };
+  example?: string | number;
+}
+
+/** Path and query parameters take their example values from the operation's example. */
+function addParameterExamples(document: OpenApiDocument): void {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { operationId?: string; parameters?: Parameter[] }>)) {
+      const example = OPERATION_EXAMPLES[operation.operationId ?? ''];
+      for (const parameter of operation.parameters ?? []) {
+        const value = parameter.in === 'path' ? example?.params?.[parameter.name] : parameter.in === 'query' ? example?.query?.[parameter.name] : undefined;
+        // Examples are kept as they appear in a URL; the document shows them in the parameter's type.
+        if (value !== undefined) parameter.example = parameter.schema?.type === 'integer' ? Number(value) : value;
+      }
+    }
+  }
 }

@@ -1,11 +1,16 @@
+import { notFound } from '@mailroom/core';
 import { z } from 'zod';
 import { defineRoute } from '../../http/route';
 import type { OpenApiDocument } from '../../openapi/document';
-import { renderDocsPage } from '../../openapi/docs-page';
+import { createDocsAssets, DOCS_PAGE, docsContentSecurityPolicy } from '../../openapi/docs-page';
 
-/** `/openapi.json` and `/docs`, serving the document built once at start. */
+// The reference's assets change only with the swagger-ui-dist version; a day keeps reloads fast.
+const ASSET_CACHE_SECONDS = 86_400;
+
+/** `/openapi.json`, and `/docs`: the document built once at start, rendered by Swagger UI. */
 export function docsRoutes(getDocument: () => OpenApiDocument) {
-  let page: string | undefined;
+  const assets = createDocsAssets();
+  const policy = () => docsContentSecurityPolicy(new URL(getDocument().servers?.[0]?.url ?? 'http://localhost').origin);
   return [
     defineRoute({
       method: 'get',
@@ -25,13 +30,34 @@ export function docsRoutes(getDocument: () => OpenApiDocument) {
       path: '/docs',
       operationId: 'apiReference',
       summary: 'The API reference, rendered as HTML (works offline)',
+      description: 'Every operation with its parameters, schemas and examples, and "Try it out" to call it from the page.',
       tag: 'Operations',
       access: { kind: 'public' },
       success: { status: 200, description: 'An HTML page.', schema: z.string(), contentType: 'text/html' },
       errors: [],
       async handler({ res }) {
-        page ??= renderDocsPage(getDocument());
-        res.type('html').send(page);
+        res.set('Content-Security-Policy', policy()).type('html').send(DOCS_PAGE);
+        return undefined;
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/docs/{asset}',
+      operationId: 'apiReferenceAsset',
+      summary: "A script or stylesheet of the API reference page (Swagger UI's, served from this gateway)",
+      tag: 'Operations',
+      access: { kind: 'public' },
+      params: z.object({ asset: z.string().min(1).max(64) }),
+      success: { status: 200, description: 'The file.', schema: z.string(), contentType: 'text/javascript' },
+      errors: ['not_found'],
+      async handler({ params, res }) {
+        const asset = assets(params.asset);
+        if (!asset) throw notFound('file');
+        res
+          .set('Cache-Control', `public, max-age=${ASSET_CACHE_SECONDS}`)
+          .set('X-Content-Type-Options', 'nosniff')
+          .type(asset.contentType)
+          .send(asset.body);
         return undefined;
       },
     }),

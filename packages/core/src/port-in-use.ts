@@ -1,0 +1,46 @@
+import { once } from 'node:events';
+import type { Server } from 'node:net';
+
+/** The variable that sets the port each service opens, for messages that tell people what to change. */
+export const PORT_VARIABLES = { gateway: 'API_PORT', tracking: 'TRACKING_PORT', 'inbound-smtp': 'SMTP_PORT' } as const;
+
+/** A service could not open its port; the message names the variable that moves it. */
+export class PortInUseError extends Error {
+  override readonly name = 'PortInUseError';
+
+  constructor(
+    readonly port: number,
+    readonly variable: string,
+    reason: 'in_use' | 'denied' = 'in_use',
+    options?: { cause?: unknown },
+  ) {
+    super(
+      reason === 'in_use'
+        ? `Port ${port} is already in use; set ${variable} to a free port.`
+        : `Port ${port} cannot be opened without privileges; set ${variable} to a port above 1023.`,
+      options,
+    );
+  }
+}
+
+/** Node's error for a failed listen: `code` and, for EADDRINUSE and EACCES, the `port`. */
+export function portErrorOf(err: unknown): { code: 'EADDRINUSE' | 'EACCES'; port: number } | undefined {
+  const { code, port } = (err ?? {}) as { code?: unknown; port?: unknown };
+  if ((code === 'EADDRINUSE' || code === 'EACCES') && typeof port === 'number') return { code, port };
+  return undefined;
+}
+
+/**
+ * `server.listen(port, host)`, resolved once listening; a port that is taken or privileged
+ * becomes a PortInUseError naming `variable`.
+ */
+export async function listenOn(server: Server, port: number, host: string, variable: string): Promise<void> {
+  server.listen(port, host);
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    const failed = portErrorOf(err);
+    if (!failed) throw err;
+    throw new PortInUseError(failed.port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
+  }
+}

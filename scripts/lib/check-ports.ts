@@ -1,0 +1,33 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { type Config, PORT_VARIABLES, PortInUseError, portErrorOf } from '@mailroom/core';
+
+/** Opens and closes `port` on every interface, as the services do; throws PortInUseError naming `variable`. */
+async function checkPort(port: number, variable: string): Promise<void> {
+  const server = createServer();
+  server.listen(port, '0.0.0.0');
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    const failed = portErrorOf(err);
+    if (!failed) throw err;
+    throw new PortInUseError(port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
+  }
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/**
+ * Checks, before anything starts, that each port the named services will open is free, so a
+ * port held by another program is reported as such rather than answering in Mailroom's place.
+ */
+export async function checkPorts(config: Readonly<Config>, services: ReadonlySet<string>): Promise<void> {
+  const ports: Record<keyof typeof PORT_VARIABLES, number> = {
+    gateway: config.apiPort,
+    tracking: config.trackingPort,
+    'inbound-smtp': config.smtpPort,
+  };
+  for (const [service, variable] of Object.entries(PORT_VARIABLES) as [keyof typeof PORT_VARIABLES, string][]) {
+    // Port 0 means "any free port", which cannot be taken.
+    if (services.has(service) && ports[service] !== 0) await checkPort(ports[service], variable);
+  }
+}
