@@ -132,7 +132,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
     request: { email: 'ada@acme.example', password: 'correct horse battery staple' },
     response: { sessionToken: SESSION_TOKEN, user, projects: [project] },
   },
-  logOut: { response: { object: 'session', revoked: true } },
+  logOut: { response: { object: 'session', revoked: true, expiresAt: '2026-11-21T22:00:00.000Z' } },
   createProject: {
     request: { name: 'Acme staging', trackOpens: true, trackClicks: false },
     response: { ...project, id: 'proj_01KAQ5C6D7E8F9G0H1J2K3M4N5', name: 'Acme staging', trackOpens: true },
