@@ -15,7 +15,7 @@ const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 const emptyMeansDefault = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
 const port = z.coerce.number().int().min(0).max(65535);
 const seconds = z.coerce.number().int().min(0);
-/** "a,b,c" seconds between attempts: N entries mean 1 + N attempts. */
+/** "a,b,c" seconds between attempts (webhooks: N entries mean 1 + N attempts; SMTP retries last their sum). */
 const schedule = z
   .string()
   .trim()
