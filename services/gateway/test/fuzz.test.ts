@@ -89,7 +89,10 @@ const setSlot = ({ parent, key }: Slot, value: Json) => {
 /** Puts `value` somewhere: replacing an existing value, or under a new key. */
 function plant(rng: Rng, body: Json, value: Json, newKey = 'fuzzed'): void {
   const slots = slotsOf(body);
-  if (slots.length > 0 && rng() < 0.7) return setSlot(pick(rng, slots), value);
+  if (slots.length > 0 && rng() < 0.7) {
+    setSlot(pick(rng, slots), value);
+    return;
+  }
   const containers = containersOf(body).filter((c) => !Array.isArray(c)) as { [key: string]: Json }[];
   if (containers.length > 0) pick(rng, containers)[newKey] = value;
 }
@@ -234,7 +237,7 @@ describe('fuzzing every body endpoint', () => {
         route,
         base,
         path: route.path.replace('{id}', owner.projectId).replace('{userId}', owner.userId),
-        credentials: route.access.kind === 'public' ? {} : { 'x-service-session': owner.session, 'x-project-id': owner.projectId },
+        credentials: (route.access.kind === 'public' ? {} : { 'x-service-session': owner.session, 'x-project-id': owner.projectId }) as Record<string, string>,
         limit: parseSize(route.bodyLimit ?? '1mb'),
         single: !Array.isArray(base),
       };

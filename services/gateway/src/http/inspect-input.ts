@@ -33,23 +33,26 @@ export function inspectInput(value: unknown, part: InputPart): void {
   if (problem) throw refusal(part, '', problem);
   if (value === null || typeof value !== 'object') return;
   const stack: Frame[] = [{ value, depth: 1, key: '', parent: null }];
+  const visit = (frame: Frame, key: string | number, inner: unknown) => {
+    const innerProblem = stringProblem(inner);
+    if (innerProblem) throw refusal(part, pathOf({ value: frame.value, depth: 0, key, parent: frame }), innerProblem);
+    if (inner !== null && typeof inner === 'object') stack.push({ value: inner, depth: frame.depth + 1, key, parent: frame });
+  };
   for (let frame = stack.pop(); frame; frame = stack.pop()) {
     if (frame.depth > MAX_INPUT_DEPTH) {
       throw new MailroomError('validation_error', `The request ${part} nests objects and arrays more than ${MAX_INPUT_DEPTH} levels deep.`);
     }
-    const isArray = Array.isArray(frame.value);
+    if (Array.isArray(frame.value)) {
+      // By index: an attachment's Buffer form can hold millions of numbers.
+      const items = frame.value as unknown[];
+      for (let i = 0; i < items.length; i++) visit(frame, i, items[i]);
+      continue;
+    }
     const record = frame.value as Record<string, unknown>;
     for (const key in record) {
-      if (!isArray) {
-        const keyProblem = key === '__proto__' ? 'must not be "__proto__"' : stringProblem(key);
-        if (keyProblem) throw refusal(part, pathOf(frame), `keys ${keyProblem}`);
-      }
-      const inner = record[key];
-      const innerProblem = stringProblem(inner);
-      if (innerProblem) throw refusal(part, pathOf({ value: record, depth: 0, key: isArray ? Number(key) : key, parent: frame }), innerProblem);
-      if (inner !== null && typeof inner === 'object') {
-        stack.push({ value: inner, depth: frame.depth + 1, key: isArray ? Number(key) : key, parent: frame });
-      }
+      const keyProblem = key === '__proto__' ? 'must not be "__proto__"' : stringProblem(key);
+      if (keyProblem) throw refusal(part, pathOf(frame), `keys ${keyProblem}`);
+      visit(frame, key, record[key]);
     }
   }
 }
