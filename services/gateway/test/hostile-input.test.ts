@@ -160,6 +160,14 @@ describe('hostile request bodies', () => {
       expect(res.body.message).toMatch(/^`headers`:/);
     });
 
+    test('when header names are `constructor`, `prototype` or `toString`, then they are kept as ordinary data', async () => {
+      const headers = { constructor: 'a', prototype: 'b', toString: 'c', hasOwnProperty: 'd' };
+      const res = await api.post('/emails', { ...validSend, headers });
+      expect(res.status).toBe(200);
+      const email = await t.gateway.ctx.db.email.findUniqueOrThrow({ where: { id: res.body.id } });
+      expect(email.headers).toEqual(headers);
+    });
+
     test.each([
       ['to', { to: '<u@example.test> <v@example.test>' }],
       ['to', { to: 'u@example.test (v@example.test)' }],
