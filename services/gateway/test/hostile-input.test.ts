@@ -233,6 +233,20 @@ describe('hostile request bodies', () => {
       expect(res.closedAfterMs).toBeLessThan(3_000);
     });
 
+    test('when a body keeps trickling past its deadline, then 408 all the same', async () => {
+      const head = `POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+      const res = await rawRequest(t.gateway.url, [head, ...Array.from({ length: 12 }, () => '1\r\n \r\n')], { pauseMs: 150 });
+      expectRawContractError(res, 'request_timeout', 408);
+      expect(res.closedAfterMs).toBeLessThan(1_500);
+    });
+
+    test('when a body arrives in pieces within its deadline, then it is read as usual', async () => {
+      const body = JSON.stringify({ email: 'nobody@example.test', password: 'not the password' });
+      const head = `POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+      const res = await rawRequest(t.gateway.url, [head, body.slice(0, 10), body.slice(10, 30), body.slice(30)], { pauseMs: 50 });
+      expectRawContractError(res, 'invalid_credentials', 401);
+    });
+
     test('when the headers never finish, then the connection is answered 408 and closed within seconds', async () => {
       const res = await rawRequest(t.gateway.url, [`POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nX-Slow: 1\r\n`, 'X-Slower: 2\r\n'], { pauseMs: 300 });
       expectRawContractError(res, 'request_timeout', 408);
