@@ -24,7 +24,6 @@ export interface RunningGateway {
 // Let in-flight requests finish before connections are cut on shutdown.
 const DRAIN_MS = 10_000;
 
-/** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
 export interface GatewayOptions {
   logger?: Logger;
   host?: string;
@@ -32,6 +31,7 @@ export interface GatewayOptions {
   timeouts?: Partial<HttpTimeouts>;
 }
 
+/** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
 export async function startGateway(config: Readonly<Config>, options: GatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel });
   const db = createDatabase(config.databaseUrl);
