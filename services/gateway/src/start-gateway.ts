@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, SendQueue, type Config, type Logger } from '@mailroom/core';
 import { createDatabase, createPool, resolveSecretKey } from '@mailroom/db';
@@ -9,7 +9,9 @@ import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
+import { answerClientError } from './http/client-error';
 import { createRateLimits } from './http/rate-limit';
+import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
 import { createMetrics } from './metrics';
 
 export interface RunningGateway {
@@ -23,9 +25,16 @@ export interface RunningGateway {
 // Let in-flight requests finish before connections are cut on shutdown.
 const DRAIN_MS = 10_000;
 
+export interface GatewayOptions {
+  logger?: Logger;
+  host?: string;
+  /** How long clients may take to send a request; tests shorten them. */
+  timeouts?: Partial<HttpTimeouts>;
+}
+
 /** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
-export async function startGateway(config: Readonly<Config>, options: { logger?: Logger; host?: string } = {}): Promise<RunningGateway> {
-  const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel });
+export async function startGateway(config: Readonly<Config>, options: GatewayOptions = {}): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel, nodeEnv: config.nodeEnv });
   const db = createDatabase(config.databaseUrl);
   const redis = createRedis(config.redisUrl, 'request');
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -66,7 +75,20 @@ export async function startGateway(config: Readonly<Config>, options: { logger?:
   await bootstrapAdmin(ctx);
   await ctx.apiTokens.start();
 
-  const server = buildApp(ctx).listen(config.apiPort, options.host ?? '0.0.0.0');
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const { app, longestBodyMs } = buildApp(ctx, timeouts);
+  const server = createServer(
+    {
+      headersTimeout: timeouts.headersMs,
+      // A backstop: each route's own body deadline answers first (as JSON, in express).
+      requestTimeout: timeouts.headersMs + longestBodyMs + 1_000,
+      // Node checks both timeouts only this often (30 s by default), which stretches them.
+      connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeouts.headersMs / 4)),
+    },
+    app,
+  );
+  server.on('clientError', answerClientError(logger.child({ component: 'http' })));
+  server.listen(config.apiPort, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

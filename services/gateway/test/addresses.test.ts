@@ -21,6 +21,12 @@ describe('parseMailbox', () => {
     ['a dot at the end of the domain', 'ana@example.com.'],
     ['too long', `${'a'.repeat(250)}@example.com`],
     ['empty', ''],
+    ['two angle-bracketed addresses', '<u@example.com> <v@example.com>'],
+    ['an address in a comment', 'u@example.com (v@example.com)'],
+    ['an address as the display name', 'u@example.com <v@example.com>'],
+    ['an address as a quoted display name', '"v@example.com" <u@example.com>'],
+    ['a group', 'friends: u@example.com;'],
+    ['a trailing line break', 'u@example.com\r\n'],
   ])('when given %s, then it is not a mailbox', (_, value) => {
     expect(parseMailbox(value)).toBeNull();
   });

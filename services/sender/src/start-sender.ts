@@ -38,7 +38,7 @@ const MAX_OUTCOMES_PER_COMMIT = 500;
 
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
-  const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel });
+  const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel, nodeEnv: config.nodeEnv });
   const db = createDatabase(config.databaseUrl, { poolSize: 2 });
   const pool = createPool(config.databaseUrl, Math.min(20, config.senderConcurrency + 2));
   const secretKey = await pool

@@ -1,16 +1,21 @@
+import { MailroomError } from '@mailroom/core';
+import { MAX_INPUT_DEPTH } from './inspect-input';
+
 /**
  * Accepts the snake_case spelling of a camelCase field (DESIGN §4), so apps using Resend's SDK
  * can switch by changing the base URL. The camelCase spelling wins when both are given.
  * `opaqueKeys` name fields whose own keys are data (such as `headers`) and must stay untouched.
  */
-export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = new Set()): unknown {
-  if (Array.isArray(value)) return value.map((item) => camelizeKeys(item, opaqueKeys));
+export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = new Set(), depth = 0): unknown {
+  // Callers bound the depth first (inspectInput); this keeps the recursion safe without them.
+  if (depth > MAX_INPUT_DEPTH) throw new MailroomError('validation_error', `The input nests more than ${MAX_INPUT_DEPTH} levels deep.`);
+  if (Array.isArray(value)) return value.map((item) => camelizeKeys(item, opaqueKeys, depth + 1));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     const camel = key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
     if (camel !== key && Object.hasOwn(value, camel)) continue;
-    out[camel] = opaqueKeys.has(camel) ? inner : camelizeKeys(inner, opaqueKeys);
+    out[camel] = opaqueKeys.has(camel) ? inner : camelizeKeys(inner, opaqueKeys, depth + 1);
   }
   return out;
 }

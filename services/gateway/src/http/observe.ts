@@ -36,7 +36,8 @@ export function observeRequests(logger: Logger, metrics: Metrics): RequestHandle
       s.count();
       s.time(seconds);
       if (res.statusCode >= 500 || logsInfo) {
-        const line = { method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) };
+        const requestId = res.getHeader('x-request-id');
+        const line = { requestId, method: req.method, route, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) };
         if (res.statusCode >= 500) logger.error(line, 'request');
         else logger.info(line, 'request');
       }

@@ -1,37 +1,54 @@
 import { MailroomError } from '@mailroom/core';
-import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
 import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
 import { camelizeKeys } from './aliases';
 import { consumeRateLimit } from './rate-limit';
+import { jsonBodyReader } from './read-json-body';
 import type { Access, AnyRoute } from './route';
+import { bodyDeadlineMs, parseSize, type HttpTimeouts } from './timeouts';
 import { parseInput } from './validate';
 
 const PUBLIC: AuthContext = { principal: null, projectId: null, role: null };
 const DEFAULT_BODY_LIMIT = '1mb';
 // Field names whose keys are the caller's data, not ours: never camelized.
 const OPAQUE_FIELDS = new Set(['headers', 'metadata']);
+const camelize = (value: unknown) => camelizeKeys(value, OPAQUE_FIELDS);
 
 /** `/projects/{id}` → `/projects/:id`. */
 const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
 
 /** Mounts every route of the table: authenticate, authorize, rate-limit, parse, handle. */
-export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext): void {
+export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext, timeouts: HttpTimeouts): void {
   for (const route of routes) {
-    const parseJson = promisify(express.json({ limit: route.bodyLimit ?? DEFAULT_BODY_LIMIT, type: () => true }));
+    const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    const parseJson = jsonBodyReader({
+      limit,
+      deadlineMs: bodyDeadlineMs(timeouts, parseSize(limit)),
+      // Authenticated callers were counted before their body was read; anonymous ones (sign-in,
+      // sign-up) are counted here, so stalling a body is not a free attempt.
+      onTimeout: route.access.kind === 'public' ? (req) => countLoginAttempt(ctx, req) : undefined,
+    });
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
       if (route.body) await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};
-      const body = route.body ? parseInput(route.body, camelizeKeys(req.body ?? {}, OPAQUE_FIELDS), 'body') : undefined;
+      // No body at all reads as `{}`; a JSON `null` stays null, and is refused as not an object.
+      const body = route.body ? parseInput(route.body, req.body === undefined ? {} : req.body, 'body', camelize) : undefined;
       const result = await route.handler({ body, query, params, auth, ctx, req, res });
       if (!res.headersSent) res.status(route.success.status).json(result);
     });
   }
+}
+
+/** The longest of the routes' body deadlines. */
+export function longestBodyDeadlineMs(routes: readonly AnyRoute[], timeouts: HttpTimeouts): number {
+  const limits = routes.filter((route) => route.body).map((route) => parseSize(route.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  return bodyDeadlineMs(timeouts, Math.max(0, ...limits));
 }
 
 /** After the routes: a known path with another method is 405 (with Allow), anything else 404. */
@@ -72,10 +89,6 @@ async function limitRate(ctx: GatewayContext, auth: AuthContext, res: Response):
   if (key) await consumeRateLimit(limiter, key, res);
 }
 
-function promisify(middleware: RequestHandler): (req: Request, res: Response) => Promise<void> {
-  return (req, res) =>
-    new Promise((resolve, reject) => {
-      const next: NextFunction = (err?: unknown) => (err ? reject(err) : resolve());
-      middleware(req, res, next);
-    });
+function countLoginAttempt(ctx: GatewayContext, req: Request): void {
+  ctx.rateLimits.perLoginIp.consume(req.ip ?? 'unknown').catch(() => undefined);
 }

@@ -1,5 +1,6 @@
 import { MailroomError } from '@mailroom/core';
 import type { z } from 'zod';
+import { inspectInput } from './inspect-input';
 
 /** Where the input came from, for messages. */
 export type InputPart = 'body' | 'query' | 'path';
@@ -8,19 +9,21 @@ export type InputPart = 'body' | 'query' | 'path';
  * Parses one part of a request. An absent required field is 422 `missing_required_field`; a
  * present but invalid one is 422 `validation_error`; either way the message names the field.
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part: InputPart): z.output<S> {
-  const nul = hasNul(value) ? pathOfNul(value) : null;
-  if (nul !== null) {
-    // PostgreSQL text cannot hold U+0000; refuse it here rather than fail at the database.
-    throw new MailroomError('validation_error', `\`${nul || part}\`: must not contain the NUL character (U+0000)`);
-  }
-  const result = schema.safeParse(value, { reportInput: true });
+export function parseInput<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  part: InputPart,
+  /** Applied after the input is inspected and before the schema, such as snake_case aliasing. */
+  prepare?: (value: unknown) => unknown,
+): z.output<S> {
+  inspectInput(value, part);
+  const result = schema.safeParse(prepare ? prepare(value) : value, { reportInput: true });
   if (result.success) return result.data;
-  const issue = result.error.issues[0];
+  const issue = innermostIssue(result.error.issues[0]);
   if (!issue) throw new MailroomError('validation_error', `The request ${part} is invalid.`);
   const field = formatPath(issue.path);
-  if (field === '' && part === 'body') {
-    throw new MailroomError('validation_error', 'The request body must be a JSON object.');
+  if (field === '' && issue.code === 'invalid_type' && issue.expected === 'object') {
+    throw new MailroomError('validation_error', `The request ${part} must be a JSON object.`);
   }
   // Rules that need a field among several (e.g. "html or text") mark their issue `missing`.
   const isMissing =
@@ -33,26 +36,20 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, part:
   throw new MailroomError('validation_error', `${where}: ${issue.message}`);
 }
 
-/** Whether any string or key holds U+0000; allocation-free, for every request. */
-function hasNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (value === null || typeof value !== 'object') return false;
-  for (const key in value) {
-    if (key.includes('\u0000') || hasNul((value as Record<string, unknown>)[key])) return true;
+/**
+ * For a value that matched none of a union's options ("a mailbox or an array of them"), the
+ * issue of the option whose type it has, so the message names the exact item and what is
+ * wrong with it rather than "Invalid input".
+ */
+function innermostIssue(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue | undefined {
+  let current = issue;
+  while (current?.code === 'invalid_union' && current.errors.length > 0) {
+    const branch = current.errors.find((issues) => issues[0] && !(issues[0].code === 'invalid_type' && issues[0].path.length === 0));
+    const inner = branch?.[0];
+    if (!inner) break;
+    current = { ...inner, path: [...current.path, ...inner.path] };
   }
-  return false;
-}
-
-/** The path of the first string (or key) holding U+0000, '' for the value itself, or null. */
-function pathOfNul(value: unknown, path: PropertyKey[] = []): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? formatPath(path) : null;
-  if (value === null || typeof value !== 'object') return null;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key.includes('\u0000')) return formatPath(path);
-    const found = pathOfNul(inner, [...path, Array.isArray(value) ? Number(key) : key]);
-    if (found !== null) return found;
-  }
-  return null;
+  return current;
 }
 
 function formatPath(path: readonly PropertyKey[]): string {

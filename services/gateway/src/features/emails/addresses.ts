@@ -14,17 +14,48 @@ export interface Mailbox {
   address: string;
 }
 
-/** Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not one valid address. */
+// The stricter forms, checked in linear time (no overlapping repetitions): a display name that
+// is a quoted string, or a phrase without RFC 5322 specials (so no comments, groups, lists or
+// second addresses), in either case without "<", ">" or "@" that could pass for another
+// address; then one <address>. Anything else is refused, even where a lenient parser would
+// find one address in it: what the header shows must be where the mail goes.
+const QUOTED_NAMED = /^"((?:[^"\\<>@\p{Cc}]|\\[^<>@\p{Cc}])*)"\s*<([^<>\s]+)>$/u;
+const PHRASE_NAMED = /^([^"(),:;<>@[\\\]\p{Cc}]*)<([^<>\s]+)>$/u;
+const BARE_ADDRESS = /^[^<>\s"(),:;[\\\]]+$/;
+
+/** Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not exactly one valid address. */
 export function parseMailbox(value: string): Mailbox | null {
   if (PLAIN_ADDRESS.test(value)) return isAddress(value) ? { name: '', address: value } : null;
   const named = PLAIN_NAMED.exec(value);
   if (named) return isAddress(named[2] as string) ? { name: named[1] as string, address: named[2] as string } : null;
-  if (/[\r\n\0]/.test(value)) return null;
+  // Line breaks would end the header; no other control character belongs in one either.
+  if (/\p{Cc}/u.test(value)) return null;
+  const mailbox = parseStrictMailbox(value.trim());
+  if (!mailbox) return null;
+  // Nodemailer reads the header again when sending: it must find this same, single address.
   const parsed = addressparser(value, { flatten: true });
-  const [only] = parsed;
-  if (parsed.length !== 1 || !only?.address) return null;
-  if (!isAddress(only.address)) return null;
-  return { name: only.name ?? '', address: only.address };
+  if (parsed.length !== 1 || parsed[0]?.address !== mailbox.address) return null;
+  return mailbox;
+}
+
+function parseStrictMailbox(value: string): Mailbox | null {
+  let name: string;
+  let address: string;
+  const quoted = QUOTED_NAMED.exec(value);
+  const phrase = quoted ? null : PHRASE_NAMED.exec(value);
+  if (quoted) {
+    name = (quoted[1] as string).replace(/\\(.)/g, '$1');
+    address = quoted[2] as string;
+  } else if (phrase) {
+    name = (phrase[1] as string).trim();
+    address = phrase[2] as string;
+  } else if (BARE_ADDRESS.test(value)) {
+    name = '';
+    address = value;
+  } else {
+    return null;
+  }
+  return isAddress(address) ? { name, address } : null;
 }
 
 function isAddress(address: string): boolean {

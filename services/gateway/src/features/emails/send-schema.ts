@@ -93,4 +93,8 @@ export const sendEmailSchema = z
 
 export type SendEmail = z.output<typeof sendEmailSchema>;
 
-export const batchSchema = z.array(sendEmailSchema).min(1, 'needs at least one email').max(100, 'at most 100 emails per batch');
+const BATCH_SHAPE = 'must be a JSON array of 1–100 emails';
+export const batchSchema = z
+  .array(sendEmailSchema, BATCH_SHAPE)
+  .min(1, `${BATCH_SHAPE}; this one is empty`)
+  .max(100, `${BATCH_SHAPE}; this one holds more than 100`);

@@ -1,0 +1,55 @@
+import { MailroomError } from '@mailroom/core';
+import express, { type Request, type Response } from 'express';
+
+/** body-parser's error types, as the contract names them. */
+const BODY_ERRORS: Record<string, () => MailroomError> = {
+  'entity.parse.failed': () => new MailroomError('invalid_json', 'The request body is not valid JSON.'),
+  'entity.too.large': () => new MailroomError('payload_too_large', 'The request body is too large.'),
+  'entity.verify.failed': () => new MailroomError('invalid_json', 'The request body could not be read.'),
+  'encoding.unsupported': () =>
+    new MailroomError('invalid_json', 'The request body has an unsupported Content-Encoding; send identity, gzip, deflate or br.'),
+  'charset.unsupported': () => new MailroomError('invalid_json', 'The request body has an unsupported charset; send UTF-8.'),
+  'request.size.invalid': () => new MailroomError('invalid_json', 'The request body does not match its Content-Length.'),
+  'request.aborted': () => new MailroomError('invalid_json', 'The request body was not received completely.'),
+};
+
+/** Reads a request's JSON body into `req.body`; rejects with a contract error only. */
+export type JsonBodyReader = (req: Request, res: Response) => Promise<void>;
+
+/**
+ * A JSON body reader with a size limit (applied to the inflated size when the body is
+ * compressed) and a deadline for the whole body, so a client that stops sending, or sends a
+ * short Content-Length, is answered 408 `request_timeout` rather than held open.
+ * `onTimeout` runs when the deadline passes.
+ */
+export function jsonBodyReader(options: { limit: string; deadlineMs: number; onTimeout?: (req: Request) => void }): JsonBodyReader {
+  // Not strict: any JSON value is parsed, so a body of the wrong type (`null`, `"x"`) is a
+  // validation error rather than a parse error.
+  const parse = express.json({ limit: options.limit, type: () => true, strict: false });
+  return (req, res) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // The rest of the body is not worth waiting for: answer, then close the connection.
+        res.setHeader('Connection', 'close');
+        req.unpipe();
+        options.onTimeout?.(req);
+        const seconds = Math.round(options.deadlineMs / 100) / 10;
+        reject(new MailroomError('request_timeout', `The request body did not arrive within ${seconds} s.`));
+      }, options.deadlineMs);
+      parse(req, res, (err?: unknown) => {
+        clearTimeout(timer);
+        if (err) reject(toBodyError(err));
+        else resolve();
+      });
+    });
+}
+
+function toBodyError(err: unknown): MailroomError {
+  const type = (err as { type?: unknown } | null)?.type;
+  if (typeof type === 'string' && BODY_ERRORS[type]) return BODY_ERRORS[type]();
+  // Anything else broke the stream: mostly a corrupt or truncated compressed body (zlib's
+  // Z_DATA_ERROR or Z_BUF_ERROR, brotli's ERR__ERROR_*).
+  return new MailroomError('invalid_json', 'The request body could not be read; if it is compressed, the data is corrupt or truncated.', {
+    cause: err,
+  });
+}
