@@ -87,7 +87,11 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
     },
     app,
   );
-  server.on('clientError', answerClientError(logger.child({ component: 'http' })));
+  // Which path stalled is unknown before the headers are complete: a stalled request counts
+  // against its address's sign-in budget, as a stalled sign-in body does, so stalling is no
+  // free way to try passwords.
+  const countStall = (ip: string | undefined) => void ctx.rateLimits.perLoginIp.consume(ip ?? 'unknown').catch(() => undefined);
+  server.on('clientError', answerClientError(logger.child({ component: 'http' }), countStall));
   server.listen(config.apiPort, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

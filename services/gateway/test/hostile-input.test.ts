@@ -291,6 +291,18 @@ describe('slow clients against the sign-in limit', () => {
     const res = await t.api.post('/auth/login', { email: 'nobody@example.test', password: 'whatever it is' });
     expectContractError(res, 'rate_limit_exceeded', 429);
   });
+  test('when sign-in headers never finish, then each stalled request counts against the per-IP limit', async () => {
+    const slow = await startGatewayWithTimeouts('slowheaders', TIMEOUTS, { LOGIN_RATE_LIMIT_PER_MINUTE: '2' });
+    try {
+      const stalled = 'POST /auth/login HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n';
+      const first = await Promise.all([rawRequest(slow.gateway.url, [stalled]), rawRequest(slow.gateway.url, [stalled])]);
+      expect(first.map((r) => r.status)).toEqual([408, 408]);
+      const res = await slow.api.post('/auth/login', { email: 'nobody@example.test', password: 'whatever it is' });
+      expectContractError(res, 'rate_limit_exceeded', 429);
+    } finally {
+      await slow.close();
+    }
+  });
 });
 
 describe('default HTTP timeouts', () => {

@@ -9,9 +9,14 @@ import { newRequestId } from './request-id';
  * did not arrive in time) with the contract's JSON, an `X-Request-Id`, and `Connection: close`.
  * For the server's `clientError` event.
  */
-export function answerClientError(logger: Logger): (err: Error & { code?: string }, socket: Socket) => void {
+export function answerClientError(
+  logger: Logger,
+  /** Runs when a request's headers did not arrive in time, with the client's address. */
+  onHeadersTimeout?: (remoteAddress: string | undefined) => void,
+): (err: Error & { code?: string }, socket: Socket) => void {
   return (err, socket) => {
     const error = toClientError(err.code);
+    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') onHeadersTimeout?.(socket.remoteAddress);
     // As Node itself does: write only if the socket can take it and no response has begun.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error && socket.writable && !inFlight?.headersSent) {
