@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig, type Config } from '@mailroom/core';
-import { startGateway, type RunningGateway } from '../../services/gateway/src/start-gateway';
+import { startGateway, type GatewayOptions, type RunningGateway } from '../../services/gateway/src/start-gateway';
 import { createTestDatabase, type TestDatabase } from './databases';
 import { apiClient, type ApiClient } from './http';
 
@@ -33,11 +33,11 @@ export interface TestGateway {
 
 /** A real gateway (the same start function main.ts calls) on a fresh database. */
 export async function startTestGateway(
-  options: { env?: Record<string, string>; database?: TestDatabase; label?: string } = {},
+  options: { env?: Record<string, string>; database?: TestDatabase; label?: string; timeouts?: GatewayOptions['timeouts'] } = {},
 ): Promise<TestGateway> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'gateway'));
   const config = loadConfig(testEnv(database, options.env));
-  const gateway = await startGateway(config, { host: '127.0.0.1' });
+  const gateway = await startGateway(config, { host: '127.0.0.1', timeouts: options.timeouts });
   return {
     gateway,
     api: apiClient(gateway.url),

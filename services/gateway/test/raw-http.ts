@@ -1,10 +1,6 @@
 import { connect } from 'node:net';
-import { loadConfig } from '@mailroom/core';
-import { createTestDatabase } from '../../../test/support/databases';
-import { testEnv, type TestGateway } from '../../../test/support/gateway';
-import { apiClient } from '../../../test/support/http';
+import { startTestGateway, type TestGateway } from '../../../test/support/gateway';
 import type { HttpTimeouts } from '../src/http/timeouts';
-import { startGateway } from '../src/start-gateway';
 
 /** What came back on a raw connection, and when the server closed it. */
 export interface RawResponse {
@@ -61,18 +57,6 @@ function parseResponse(text: string, closedAfterMs: number, closed: boolean): Ra
 }
 
 /** A real gateway, as startTestGateway starts one, with its HTTP timeouts shortened. */
-export async function startGatewayWithTimeouts(label: string, timeouts: Partial<HttpTimeouts>, env: Record<string, string> = {}): Promise<TestGateway> {
-  const database = await createTestDatabase(label);
-  const config = loadConfig(testEnv(database, { ALLOW_SIGNUP: 'true', ...env }));
-  const gateway = await startGateway(config, { host: '127.0.0.1', timeouts });
-  return {
-    gateway,
-    api: apiClient(gateway.url),
-    config,
-    database,
-    async close() {
-      await gateway.stop();
-      await database.drop();
-    },
-  };
+export function startGatewayWithTimeouts(label: string, timeouts: Partial<HttpTimeouts>, env: Record<string, string> = {}): Promise<TestGateway> {
+  return startTestGateway({ label, timeouts, env: { ALLOW_SIGNUP: 'true', ...env } });
 }
