@@ -14,3 +14,4 @@ export * from './delivery-status';
 export * from './send-queue';
 export * from './group-commit';
 export * from './verp';
+export * from './tracking-token';
