@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 403,
   restricted_api_key: 403,
   forbidden: 403,
+  domain_not_verified: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,

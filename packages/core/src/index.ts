@@ -15,3 +15,4 @@ export * from './send-queue';
 export * from './group-commit';
 export * from './verp';
 export * from './tracking-token';
+export * from './smtp-replies';
