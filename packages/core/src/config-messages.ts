@@ -53,7 +53,7 @@ export function invalidVariableMessage(variable: string, value: string | undefin
 }
 
 /** The bad value as it may be printed: secrets are never shown, URLs lose their password. */
-export function describeValue(variable: string, value: string | undefined): string {
+function describeValue(variable: string, value: string | undefined): string {
   if (value === undefined || value === '') return 'got nothing';
   if (SECRET_VARIABLES.has(variable)) return `got a value of ${value.length} characters, not shown`;
   const shown = URL_VARIABLES.has(variable) ? withoutPassword(value) : value;

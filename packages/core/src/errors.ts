@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 403,
   restricted_api_key: 403,
   forbidden: 403,
+  domain_not_verified: 403,
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -56,7 +57,6 @@ export class MailroomError extends Error {
 export const notFound = (what = 'resource') => new MailroomError('not_found', `The ${what} was not found.`);
 export const forbidden = (message: string) => new MailroomError('forbidden', message);
 export const conflict = (message: string) => new MailroomError('conflict', message);
-export const validationError = (message: string) => new MailroomError('validation_error', message);
 export const serviceUnavailable = (message = 'A backing service (PostgreSQL or Redis) is unavailable; try again shortly.') =>
   new MailroomError('service_unavailable', message);
 

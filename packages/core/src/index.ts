@@ -13,3 +13,6 @@ export * from './network';
 export * from './delivery-status';
 export * from './send-queue';
 export * from './group-commit';
+export * from './verp';
+export * from './tracking-token';
+export * from './smtp-replies';

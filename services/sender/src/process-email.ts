@@ -1,10 +1,9 @@
-import type { GroupCommit, Logger, SendQueue, SmtpReplyData } from '@mailroom/core';
+import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailroom/core';
 import type { RecipientAttempt, RecipientOutcome } from '@mailroom/db';
 import { buildMessage } from './build-message';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
 import type { OutgoingEmail, SendStore } from './send-store';
-import type { Verp } from './verp';
 
 export interface ProcessDeps {
   store: SendStore;

@@ -13,6 +13,7 @@ import {
   SendQueue,
   type Config,
   type Logger,
+  Verp,
 } from '@mailroom/core';
 import { createDatabase, createPool, recordOutcomes, resolveSecretKey, type RecipientAttempt } from '@mailroom/db';
 import type { Worker } from 'bullmq';
@@ -20,7 +21,6 @@ import { Deliverer } from './delivery';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
-import { Verp } from './verp';
 
 export interface RunningSender {
   worker: Worker;

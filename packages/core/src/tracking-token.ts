@@ -1,0 +1,89 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ID_PREFIX, isId } from './ids';
+
+/** What a tracking URL stands for: an open of, or a click in, one recipient's copy of an email. */
+export type TrackingTarget =
+  | { kind: 'open'; emailId: string; recipientId: string }
+  | { kind: 'click'; emailId: string; recipientId: string; url: string };
+
+const VERSION = 1;
+const KIND_BYTE = { open: 0x6f, click: 0x63 } as const; // 'o', 'c'
+const ULID_BYTES = 16; // 128 bits
+const MAC_BYTES = 16; // truncated HMAC-SHA256: 128 bits, unforgeable by guessing
+const HEADER_BYTES = 2 + 2 * ULID_BYTES; // version, kind, email id, recipient id
+const MAX_URL_BYTES = 8192; // far beyond any link a mail client follows; keeps tokens bounded
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * Signs and checks the tokens of tracking URLs (DESIGN §6): `/o/<token>` and `/c/<token>`.
+ * A token is base64url of `version | kind | email ULID | recipient ULID | url (clicks only) |
+ * MAC`, the MAC a truncated HMAC-SHA256 with the `tracking` sub-key over everything before it.
+ * ULIDs travel as their 16 bytes, so an open token is 67 characters and a click token about 4/3 of its URL more.
+ * A forged, truncated or altered token verifies to null, so the redirect is never open.
+ */
+export class TrackingTokens {
+  /** `key` is `deriveKey(secret, 'tracking')`. */
+  constructor(private readonly key: Buffer) {}
+
+  sign(target: TrackingTarget): string {
+    const url = target.kind === 'click' ? Buffer.from(target.url, 'utf8') : Buffer.alloc(0);
+    if (target.kind === 'click' && !isTrackableUrl(target.url)) throw new Error('Only http(s) links are tracked.');
+    const body = Buffer.concat([
+      Buffer.from([VERSION, KIND_BYTE[target.kind]]),
+      ulidBytes(target.emailId, 'email'),
+      ulidBytes(target.recipientId, 'recipient'),
+      url,
+    ]);
+    return Buffer.concat([body, this.mac(body)]).toString('base64url');
+  }
+
+  /** The target a token stands for, or null unless it is exactly a token this key signed. */
+  verify(token: string): TrackingTarget | null {
+    if (typeof token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
+    const bytes = Buffer.from(token, 'base64url');
+    // Node's decoder ignores stray bits; only the canonical spelling of a token is accepted.
+    if (bytes.toString('base64url') !== token || bytes.length < HEADER_BYTES + MAC_BYTES) return null;
+    if (bytes.length > HEADER_BYTES + MAX_URL_BYTES + MAC_BYTES) return null;
+    const body = bytes.subarray(0, bytes.length - MAC_BYTES);
+    if (!timingSafeEqual(this.mac(body), bytes.subarray(bytes.length - MAC_BYTES))) return null;
+    if (body[0] !== VERSION) return null;
+    const emailId = `${ID_PREFIX.email}_${encodeUlid(body.subarray(2, 2 + ULID_BYTES))}`;
+    const recipientId = `${ID_PREFIX.recipient}_${encodeUlid(body.subarray(2 + ULID_BYTES, HEADER_BYTES))}`;
+    const url = body.subarray(HEADER_BYTES).toString('utf8');
+    if (body[1] === KIND_BYTE.open && url === '') return { kind: 'open', emailId, recipientId };
+    if (body[1] === KIND_BYTE.click && isTrackableUrl(url)) return { kind: 'click', emailId, recipientId, url };
+    return null;
+  }
+
+  private mac(body: Buffer): Buffer {
+    return createHmac('sha256', this.key).update(body).digest().subarray(0, MAC_BYTES);
+  }
+}
+
+function isTrackableUrl(url: string): boolean {
+  if (Buffer.byteLength(url) > MAX_URL_BYTES) return false;
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function ulidBytes(id: string, kind: 'email' | 'recipient'): Buffer {
+  if (!isId(kind, id)) throw new Error(`Not a ${kind} id: ${id}`);
+  let value = 0n;
+  for (const char of id.slice(ID_PREFIX[kind].length + 1)) value = (value << 5n) | BigInt(CROCKFORD.indexOf(char));
+  if (value >> 128n) throw new Error(`Not a ${kind} id: ${id}`); // a first character above 7 overflows 128 bits
+  return Buffer.from(value.toString(16).padStart(2 * ULID_BYTES, '0'), 'hex');
+}
+
+function encodeUlid(bytes: Buffer): string {
+  let value = BigInt(`0x${bytes.toString('hex')}`);
+  let out = '';
+  for (let i = 0; i < 26; i++) {
+    out = (CROCKFORD[Number(value & 31n)] as string) + out;
+    value >>= 5n;
+  }
+  return out;
+}
