@@ -13,3 +13,5 @@ export * from './network';
 export * from './delivery-status';
 export * from './send-queue';
 export * from './group-commit';
+export * from './recipient-transitions';
+export * from './test-addresses';
