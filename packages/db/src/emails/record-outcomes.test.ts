@@ -4,7 +4,7 @@ import { createPool, type Pool } from '../pool';
 import type { EmailEventSubject } from './event-data';
 import { insertEmails } from './insert-emails';
 import { recordEngagement } from './record-engagement';
-import { recordOutcomes, type OutcomeRecord, type RecipientAttempt, type RecipientFeedback, type RecipientOutcome, type FeedbackOutcome } from './record-outcomes';
+import { recordOutcomes, type FeedbackOutcome, type RecipientAttempt, type RecipientFeedback, type RecipientOutcome } from './record-outcomes';
 
 const OK: SmtpReplyData = { code: 250, enhanced_code: '2.0.0', message: 'OK' };
 const NO_USER: SmtpReplyData = { code: 550, enhanced_code: '5.1.1', message: 'No such user' };
