@@ -16,3 +16,5 @@ export * from './group-commit';
 export * from './verp';
 export * from './tracking-token';
 export * from './smtp-replies';
+export * from './recipient-transitions';
+export * from './test-addresses';

@@ -1,9 +1,10 @@
 import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailroom/core';
-import type { RecipientAttempt, RecipientOutcome } from '@mailroom/db';
+import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
 import { buildMessage } from './build-message';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
-import type { OutgoingEmail, SendStore } from './send-store';
+import type { DueRecipient, OutgoingEmail, SendStore } from './send-store';
+import { simulateOutcome } from './simulate-outcome';
 
 export interface ProcessDeps {
   store: SendStore;
@@ -11,7 +12,7 @@ export interface ProcessDeps {
   verp: Verp;
   sendQueue: SendQueue;
   /** Records outcomes by group commit, so concurrent recipients share transactions. */
-  outcomes: GroupCommit<RecipientAttempt>;
+  outcomes: GroupCommit<OutcomeRecord>;
   /** Limits the emails this process works on at once (SENDER_CONCURRENCY). */
   limit: <R>(task: () => Promise<R>) => Promise<R>;
   logger: Logger;
@@ -24,8 +25,8 @@ const RECIPIENT_PARALLELISM = 5;
 
 /**
  * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
- * built once, one SMTP transaction per recipient with a VERP return path), records every
- * outcome as it comes, and gives the emails back due at their next retry.
+ * built once, one SMTP transaction per recipient with a VERP return path; test addresses
+ * simulated instead), records every outcome as it comes, and gives the emails back due at their next retry.
  */
 export async function processSendJob(deps: ProcessDeps, emailIds: readonly string[]): Promise<void> {
   const claimed = await deps.store.claim(emailIds);
@@ -49,20 +50,31 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
     await deps.outcomes.submit(email.suppressed.map((recipient) => ({ email, recipient, outcome: { kind: 'suppressed' }, startedAt: now, endedAt: now })));
   }
   if (email.due.length === 0) return;
-  const raw = await buildMessage(email, email.hasAttachments ? await deps.store.attachments(email.id) : []);
+  let raw: Promise<Buffer> | null = null;
+  // Built once, on the first recipient that is really delivered: test addresses need no message.
+  const message = () => (raw ??= email.hasAttachments ? deps.store.attachments(email.id).then((a) => buildMessage(email, a)) : buildMessage(email, []));
   const queue = [...email.due];
   const worker = async () => {
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
       const startedAt = new Date();
-      const delivery = await deps.deliverer.deliver({ envelopeFrom: deps.verp.returnPath(recipient.id), recipient: recipient.address, raw });
+      const simulated = simulateOutcome(recipient.address, recipient.attempts);
+      const delivery = simulated
+        ? simulated.delivery
+        : await deps.deliverer.deliver({ envelopeFrom: deps.verp.returnPath(recipient.id), recipient: recipient.address, raw: await message() });
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
-      const outcome = toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
+      const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
       // Recorded before the next recipient: a crash re-sends at most the ones in flight.
-      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt }]);
+      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
     }
   };
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
+}
+
+/** The complaint a `complained@` test address files right after its delivery, as a feedback loop would. */
+function complaint(email: OutgoingEmail, recipient: DueRecipient, deliveredAt: Date): OutcomeRecord {
+  // A millisecond later, so the timeline keeps it after the delivery.
+  return { email, recipient, outcome: { kind: 'complained', detail: 'Simulated complaint (sandbox)' }, at: new Date(deliveredAt.getTime() + 1) };
 }
 
 /** Waits for every task, then throws the first failure: nothing is left running behind a rejection. */

@@ -1,4 +1,4 @@
-import { ATTEMPTABLE_STATUSES } from '@mailroom/core';
+import { ATTEMPTABLE_STATUSES, TEST_ADDRESS_DOMAIN } from '@mailroom/core';
 import type { Pool } from '@mailroom/db';
 
 /** An email as the sender needs it: enough to build the message and to describe events. */
@@ -79,7 +79,7 @@ export class SendStore {
   }
 
   /**
-   * The claimed emails with their due recipients, split by suppression. Timestamp columns hold
+   * The claimed emails with their due recipients, split by suppression (test addresses never are). Timestamp columns hold
    * UTC without a zone, as Prisma writes them; AT TIME ZONE 'UTC' reads them as such.
    */
   async load(emailIds: readonly string[]): Promise<OutgoingEmail[]> {
@@ -92,13 +92,14 @@ export class SendStore {
                       'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,
                     coalesce((SELECT json_agg(json_build_object(
                                 'id', r.id, 'address', r.address, 'attempts', r.attempts, 'firstAttemptAt', r.first_attempt_at AT TIME ZONE 'UTC',
-                                'suppressed', EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = e.project_id AND s.address = lower(r.address)))
+                                'suppressed', lower(r.address) NOT LIKE '%@' || $3
+                                              AND EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = e.project_id AND s.address = lower(r.address)))
                               ORDER BY r.id)
                                 FROM email_recipients r
                                WHERE r.email_id = e.id AND r.status = ANY($2::"DeliveryStatus"[])
                                  AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= now() + interval '1 second')), '[]') AS due
                FROM emails e WHERE e.id = ANY($1::text[])`,
-      values: [emailIds, ATTEMPTABLE_STATUSES],
+      values: [emailIds, ATTEMPTABLE_STATUSES, TEST_ADDRESS_DOMAIN],
     });
     const recipient = ({ suppressed: _, firstAttemptAt, ...r }: DueRow): DueRecipient => ({ ...r, firstAttemptAt: firstAttemptAt === null ? null : new Date(firstAttemptAt) });
     return rows.map(({ email, due }) => ({

@@ -15,7 +15,7 @@ import {
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { createDatabase, createPool, recordOutcomes, resolveSecretKey, type RecipientAttempt } from '@mailroom/db';
+import { createDatabase, createPool, recordOutcomes, resolveSecretKey, type OutcomeRecord } from '@mailroom/db';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
 import { processSendJob, type ProcessDeps } from './process-email';
@@ -71,7 +71,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     }),
     verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain),
     sendQueue,
-    outcomes: new GroupCommit<RecipientAttempt>((attempts) => recordOutcomes(pool, attempts), MAX_OUTCOMES_PER_COMMIT),
+    outcomes: new GroupCommit<OutcomeRecord>((records) => recordOutcomes(pool, records), MAX_OUTCOMES_PER_COMMIT),
     limit: createLimiter(config.senderConcurrency),
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,

@@ -2,3 +2,4 @@ export * from './find-emails-by-recipient';
 export * from './event-data';
 export * from './insert-emails';
 export * from './record-outcomes';
+export * from './record-engagement';

@@ -1,126 +1,119 @@
-import { newId, summarizeEmailStatus, type DeliveryStatus, type EmailEventData, type SmtpReplyData, type WebhookEventType } from '@mailroom/core';
+import { summarizeEmailStatus, type DeliveryStatus } from '@mailroom/core';
 import { inTransaction, type Pool, type PoolClient } from '../pool';
-import { eventData, type EmailEventSubject } from './event-data';
+import { applyOutcome, type OutcomeRecord, type RecipientState, type Suppression } from './apply-outcome';
+import { insertEvents, type EmailEventRow } from './insert-events';
 
-/** What happened to one recipient at one attempt (or before any, when suppressed). */
-export type RecipientOutcome =
-  | { kind: 'delivered'; smtp: SmtpReplyData }
-  | { kind: 'deferred'; smtp: SmtpReplyData | null; error: string; nextAttemptAt: Date }
-  | { kind: 'failed'; smtp: SmtpReplyData | null; error: string }
-  | { kind: 'bounced'; smtp: SmtpReplyData; bounceType: 'hard' | 'soft' | 'policy'; suppress: boolean }
-  | { kind: 'suppressed' };
+export type { FeedbackOutcome, OutcomeRecord, RecipientAttempt, RecipientFeedback, RecipientOutcome } from './apply-outcome';
 
-export interface RecipientAttempt {
-  email: EmailEventSubject;
-  recipient: { id: string; address: string; attempts: number };
-  outcome: RecipientOutcome;
-  /** When the attempt began; the `email.sent` event of a first attempt carries it. */
-  startedAt: Date;
-  /** When it ended. */
-  endedAt: Date;
-}
-
-const STATUS_OF: Record<RecipientOutcome['kind'], DeliveryStatus> = {
-  delivered: 'delivered',
-  deferred: 'delivery_delayed',
-  failed: 'failed',
-  bounced: 'bounced',
-  suppressed: 'suppressed',
-};
-
-const EVENT_OF: Record<RecipientOutcome['kind'], WebhookEventType> = {
-  delivered: 'email.delivered',
-  deferred: 'email.delivery_delayed',
-  failed: 'email.failed',
-  bounced: 'email.bounced',
-  suppressed: 'email.suppressed',
-};
-
-interface EventRow {
+interface LockedRecipient {
   id: string;
-  project_id: string;
-  email_id: string;
-  type: WebhookEventType;
-  recipient: string;
-  data: EmailEventData;
-  created_at: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  last_response: string | null;
+  first_attempt_at: string | null;
 }
 
 /**
- * Records recipients' outcomes, any number at once, in one transaction: each recipient's
- * status, next attempt and, at its first attempt, when that began; its events (`email.sent` on a first attempt, then the outcome),
- * written to the outbox, the one boundary events pass through; a suppression for 5.1.x
- * bounces; and each touched email's summarised status and last event. Emails are locked in id
- * order so concurrent writers neither interleave summaries nor deadlock.
+ * The one writer of outcomes, from any source: the sender's attempts (under its lease), late
+ * DSNs, complaints, simulated outcomes. Any number at once, in one transaction: the touched
+ * emails and recipients are locked (in email id order, so concurrent writers neither deadlock
+ * nor lose updates), each recipient's current row is read and every outcome applied to it in
+ * order under DESIGN §4's transitions (see applyOutcome), then the recipients, their events
+ * (written to the outbox), suppressions and each email's summarised status and last event are
+ * written. A batch of replays alone writes nothing.
  */
-export async function recordOutcomes(pool: Pool, attempts: readonly RecipientAttempt[]): Promise<void> {
-  if (attempts.length === 0) return;
-  const events: EventRow[] = [];
-  for (const a of attempts) {
-    const base = { project_id: a.email.projectId, email_id: a.email.id, recipient: a.recipient.address };
-    if (a.outcome.kind !== 'suppressed' && a.recipient.attempts === 0) {
-      events.push({ ...base, id: newId('event'), type: 'email.sent', data: eventData(a.email, a.recipient.address, { attempt: 1 }), created_at: a.startedAt.toISOString() });
-    }
-    const attempt = a.outcome.kind === 'suppressed' ? a.recipient.attempts : a.recipient.attempts + 1;
-    events.push({
-      ...base,
-      id: newId('event'),
-      type: EVENT_OF[a.outcome.kind],
-      data: eventData(a.email, a.recipient.address, outcomeData(a.outcome, attempt)),
-      created_at: a.endedAt.toISOString(),
-    });
-  }
-  const emailIds = [...new Set(attempts.map((a) => a.email.id))].sort();
+export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const emailIds = [...new Set(records.map((r) => r.email.id))].sort();
+  const recipientIds = [...new Set(records.map((r) => r.recipient.id))];
 
   await inTransaction(pool, async (client) => {
-    await client.query({ name: 'mailroom-lock-emails', text: 'SELECT id FROM emails WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', values: [emailIds] });
-    await updateRecipients(client, attempts);
-    await insertSuppressions(client, attempts);
-    await client.query({
-      name: 'mailroom-insert-events',
-      text: `INSERT INTO email_events (id, project_id, email_id, type, recipient, data, created_at)
-             SELECT e.id, e.project_id, e.email_id, e.type, e.recipient, e.data, e.created_at
-               FROM jsonb_to_recordset($1::jsonb) AS e(id text, project_id text, email_id text, type text, recipient text, data jsonb, created_at timestamptz)`,
-      values: [JSON.stringify(events)],
-    });
+    const states = await lockRecipients(client, emailIds, recipientIds);
+    const changed = new Set<string>();
+    const events: EmailEventRow[] = [];
+    const suppressions: Suppression[] = [];
+    for (const record of records) {
+      const state = states.get(record.recipient.id);
+      if (!state) continue; // deleted with its email
+      const applied = applyOutcome(state, record);
+      if (applied.state !== state) {
+        states.set(record.recipient.id, applied.state);
+        changed.add(record.recipient.id);
+      }
+      events.push(...applied.events);
+      if (applied.suppression) suppressions.push(applied.suppression);
+    }
+    if (changed.size === 0 && events.length === 0) return;
+    await updateRecipients(client, [...changed].map((id) => ({ id, state: states.get(id)! })));
+    await insertSuppressions(client, suppressions);
+    await insertEvents(client, events);
     await summarise(client, emailIds);
   });
 }
 
-async function updateRecipients(client: PoolClient, attempts: readonly RecipientAttempt[]): Promise<void> {
-  const rows = attempts.map((a) => ({
-    id: a.recipient.id,
-    status: STATUS_OF[a.outcome.kind],
-    attempts: a.outcome.kind === 'suppressed' ? a.recipient.attempts : a.recipient.attempts + 1,
-    next_attempt_at: a.outcome.kind === 'deferred' ? a.outcome.nextAttemptAt.toISOString() : null,
-    last_response: lastResponse(a.outcome),
-    // Kept from the first attempt on (COALESCE below); a suppressed recipient has none.
-    attempted_at: a.outcome.kind === 'suppressed' ? null : a.startedAt.toISOString(),
-  }));
+/**
+ * Locks the emails and then their touched recipients, in (email id, recipient id) order, and
+ * reads the recipients as they are now: after waiting for a lock, PostgreSQL re-reads the row.
+ * next_attempt_at is read as written (zoneless text, converted back the same way when written);
+ * first_attempt_at holds UTC without a zone, as Prisma writes it.
+ */
+async function lockRecipients(client: PoolClient, emailIds: readonly string[], recipientIds: readonly string[]): Promise<Map<string, RecipientState>> {
+  const { rows } = await client.query<LockedRecipient>({
+    name: 'mailroom-lock-recipients',
+    text: `SELECT r.id, r.status::text AS status, r.attempts,
+                  to_json(r.next_attempt_at) #>> '{}' AS next_attempt_at, r.last_response,
+                  to_json(r.first_attempt_at AT TIME ZONE 'UTC') #>> '{}' AS first_attempt_at
+             FROM emails e JOIN email_recipients r ON r.email_id = e.id
+            WHERE e.id = ANY($1::text[]) AND r.id = ANY($2::text[])
+            ORDER BY e.id, r.id
+              FOR UPDATE OF e, r`,
+    values: [emailIds, recipientIds],
+  });
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      { status: r.status, attempts: r.attempts, nextAttemptAt: r.next_attempt_at, lastResponse: r.last_response, firstAttemptAt: r.first_attempt_at },
+    ]),
+  );
+}
+
+async function updateRecipients(client: PoolClient, rows: readonly { id: string; state: RecipientState }[]): Promise<void> {
+  if (rows.length === 0) return;
   await client.query({
     name: 'mailroom-update-recipients',
     text: `UPDATE email_recipients r
               SET status = v.status::"DeliveryStatus", attempts = v.attempts, next_attempt_at = v.next_attempt_at,
-                  last_response = v.last_response, first_attempt_at = coalesce(r.first_attempt_at, v.attempted_at AT TIME ZONE 'UTC'), updated_at = now()
-             FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, attempts int, next_attempt_at timestamptz, last_response text, attempted_at timestamptz)
+                  last_response = v.last_response, first_attempt_at = v.first_attempt_at AT TIME ZONE 'UTC', updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS v(id text, status text, attempts int, next_attempt_at timestamptz, last_response text, first_attempt_at timestamptz)
             WHERE r.id = v.id`,
-    values: [JSON.stringify(rows)],
+    values: [
+      JSON.stringify(
+        rows.map(({ id, state }) => ({
+          id,
+          status: state.status,
+          attempts: state.attempts,
+          next_attempt_at: state.nextAttemptAt,
+          last_response: state.lastResponse,
+          first_attempt_at: state.firstAttemptAt,
+        })),
+      ),
+    ],
   });
 }
 
-async function insertSuppressions(client: PoolClient, attempts: readonly RecipientAttempt[]): Promise<void> {
-  const rows = attempts.flatMap((a) =>
-    a.outcome.kind === 'bounced' && a.outcome.suppress
-      ? [{ project_id: a.email.projectId, address: a.recipient.address.toLowerCase(), detail: a.outcome.smtp.message.slice(0, 1000), source_email_id: a.email.id }]
-      : [],
-  );
-  if (rows.length === 0) return;
+/** Suppresses addresses, each with its reason; an address already suppressed keeps its first reason. */
+async function insertSuppressions(client: PoolClient, suppressions: readonly Suppression[]): Promise<void> {
+  if (suppressions.length === 0) return;
   await client.query({
+    name: 'mailroom-insert-suppressions',
     text: `INSERT INTO suppressions (project_id, address, reason, detail, source_email_id, created_at)
-           SELECT s.project_id, s.address, 'bounce', s.detail, s.source_email_id, now()
-             FROM jsonb_to_recordset($1::jsonb) AS s(project_id text, address text, detail text, source_email_id text)
+           SELECT s.project_id, s.address, s.reason::"SuppressionReason", s.detail, s.source_email_id, now()
+             FROM jsonb_to_recordset($1::jsonb) AS s(project_id text, address text, reason text, detail text, source_email_id text)
            ON CONFLICT (project_id, address) DO NOTHING`,
-    values: [JSON.stringify(rows)],
+    values: [
+      JSON.stringify(suppressions.map((s) => ({ project_id: s.projectId, address: s.address, reason: s.reason, detail: s.detail, source_email_id: s.sourceEmailId }))),
+    ],
   });
 }
 
@@ -142,28 +135,4 @@ async function summarise(client: PoolClient, emailIds: readonly string[]): Promi
             WHERE e.id = v.id`,
     values: [JSON.stringify(summaries)],
   });
-}
-
-function lastResponse(outcome: RecipientOutcome): string | null {
-  if ('smtp' in outcome && outcome.smtp) {
-    const { code, enhanced_code, message } = outcome.smtp;
-    // The reply as the server gave it, e.g. "451 4.7.1 Greylisted", for GET /emails/{id}.
-    return [code, enhanced_code, message].filter((part) => part !== null && part !== '').join(' ').slice(0, 1000);
-  }
-  if ('error' in outcome) return outcome.error.slice(0, 1000);
-  return null;
-}
-
-function outcomeData(outcome: RecipientOutcome, attempt: number): Partial<EmailEventData> {
-  switch (outcome.kind) {
-    case 'delivered':
-      return { attempt, smtp: outcome.smtp };
-    case 'deferred':
-    case 'failed':
-      return { attempt, smtp: outcome.smtp ?? { code: null, enhanced_code: null, message: outcome.error } };
-    case 'bounced':
-      return { attempt, smtp: outcome.smtp, bounce: { type: outcome.bounceType, code: outcome.smtp.enhanced_code, message: outcome.smtp.message } };
-    case 'suppressed':
-      return {};
-  }
 }

@@ -1,0 +1,205 @@
+import { newId, type SmtpReplyData } from '@mailroom/core';
+import { createTestDatabase, type TestDatabase } from '../../../../test/support/databases';
+import { createPool, type Pool } from '../pool';
+import type { EmailEventSubject } from './event-data';
+import { insertEmails } from './insert-emails';
+import { recordEngagement } from './record-engagement';
+import { recordOutcomes, type FeedbackOutcome, type RecipientAttempt, type RecipientFeedback, type RecipientOutcome } from './record-outcomes';
+
+const OK: SmtpReplyData = { code: 250, enhanced_code: '2.0.0', message: 'OK' };
+const NO_USER: SmtpReplyData = { code: 550, enhanced_code: '5.1.1', message: 'No such user' };
+const LATER: SmtpReplyData = { code: 451, enhanced_code: '4.4.1', message: 'Still trying' };
+
+let db: TestDatabase;
+let pool: Pool;
+let projectId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase('outcomes');
+  pool = createPool(db.url, 12);
+  projectId = newId('project');
+  await pool.query({ text: 'INSERT INTO projects (id, name, updated_at) VALUES ($1, $2, now())', values: [projectId, 'Outcomes'] });
+});
+afterAll(async () => {
+  await pool.end();
+  await db.drop();
+});
+
+interface Sent {
+  email: EmailEventSubject;
+  recipients: { id: string; address: string }[];
+}
+
+let counter = 0;
+/** An email to `count` fresh recipients, stored as the gateway stores it. */
+async function newEmail(count = 1, addresses?: string[]): Promise<Sent> {
+  const id = newId('email');
+  const to = addresses ?? Array.from({ length: count }, () => `r${++counter}@example.test`);
+  const recipients = to.map((address) => ({ id: newId('recipient'), address, kind: 'to' as const }));
+  await insertEmails(pool, [
+    {
+      id, projectId, from: 'a@acme.test', fromAddress: 'a@acme.test', to, cc: [], bcc: [], replyTo: [], subject: 'Hi', html: null, text: 'Hi',
+      headers: {}, tags: [], scheduledAt: null, trackOpens: null, trackClicks: null, messageId: `<${id}@acme.test>`, status: 'queued',
+      nextAttemptAt: new Date(), recipients, attachments: [],
+    },
+  ]);
+  return { email: { id, projectId, from: 'a@acme.test', to, subject: 'Hi', tags: [] }, recipients };
+}
+
+const attempt = (sent: Sent, outcome: RecipientOutcome, attempts = 0, i = 0): RecipientAttempt => ({
+  email: sent.email,
+  recipient: { ...sent.recipients[i]!, attempts },
+  outcome,
+  startedAt: new Date(),
+  endedAt: new Date(),
+});
+const feedback = (sent: Sent, outcome: FeedbackOutcome, i = 0): RecipientFeedback => ({ email: sent.email, recipient: sent.recipients[i]!, outcome, at: new Date() });
+const delivered = (sent: Sent, i = 0) => attempt(sent, { kind: 'delivered', smtp: OK }, 0, i);
+const complaint = (sent: Sent, i = 0) => feedback(sent, { kind: 'complained', detail: 'abuse report' }, i);
+
+async function state(sent: Sent) {
+  const email = (await pool.query<{ status: string; last_event: string | null }>({ text: 'SELECT status, last_event FROM emails WHERE id = $1', values: [sent.email.id] })).rows[0]!;
+  const recipients = (await pool.query<{ address: string; status: string; attempts: number }>({
+    text: 'SELECT address, status, attempts FROM email_recipients WHERE email_id = $1 ORDER BY address',
+    values: [sent.email.id],
+  })).rows;
+  const events = (await pool.query<{ type: string; recipient: string }>({
+    text: 'SELECT type, recipient FROM email_events WHERE email_id = $1 ORDER BY created_at, id',
+    values: [sent.email.id],
+  })).rows;
+  const suppressions = (await pool.query<{ address: string; reason: string }>({
+    text: 'SELECT address, reason::text FROM suppressions WHERE source_email_id = $1 ORDER BY address',
+    values: [sent.email.id],
+  })).rows;
+  return { status: email.status, lastEvent: email.last_event, recipients, types: events.map((e) => e.type), suppressions };
+}
+
+describe('recordOutcomes', () => {
+  test('when a stale delay arrives after delivered, then the recipient stays delivered and the delay is on the timeline', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent)]);
+    await recordOutcomes(pool, [feedback(sent, { kind: 'deferred', smtp: LATER, error: 'Still trying' })]);
+    const s = await state(sent);
+    expect(s.recipients.map((r) => r.status)).toEqual(['delivered']);
+    expect(s.status).toBe('delivered');
+    expect(s.types).toEqual(['email.sent', 'email.delivered', 'email.delivery_delayed']);
+    expect(s.lastEvent).toBe('email.delivery_delayed');
+  });
+
+  test('when the sender records a delay after a late DSN already bounced the recipient, then it stays bounced', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [attempt(sent, { kind: 'deferred', smtp: LATER, error: 'x', nextAttemptAt: new Date(Date.now() + 60_000) })]);
+    await recordOutcomes(pool, [feedback(sent, { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: true })]);
+    await recordOutcomes(pool, [attempt(sent, { kind: 'deferred', smtp: LATER, error: 'x', nextAttemptAt: new Date(Date.now() + 60_000) }, 1)]);
+    const s = await state(sent);
+    expect(s.recipients).toEqual([expect.objectContaining({ status: 'bounced', attempts: 2 })]);
+    expect(s.status).toBe('bounced');
+    expect(s.types).toEqual(['email.sent', 'email.delivery_delayed', 'email.bounced', 'email.delivery_delayed']);
+    const next = await pool.query({ text: 'SELECT next_attempt_at FROM email_recipients WHERE email_id = $1', values: [sent.email.id] });
+    expect(next.rows[0].next_attempt_at).toBeNull();
+  });
+
+  test('when a DSN bounces a delivered recipient, then it is bounced and a 5.1.1 suppresses the address with reason bounce', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent)]);
+    await recordOutcomes(pool, [feedback(sent, { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: true })]);
+    const s = await state(sent);
+    expect(s.recipients.map((r) => r.status)).toEqual(['bounced']);
+    expect(s.status).toBe('bounced');
+    expect(s.types).toEqual(['email.sent', 'email.delivered', 'email.bounced']);
+    expect(s.suppressions).toEqual([{ address: sent.recipients[0]!.address, reason: 'bounce' }]);
+  });
+
+  test('when the same complaint arrives twice, then one event, one suppression with reason complaint, and the email is complained', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
+    await recordOutcomes(pool, [complaint(sent)]);
+    const before = (await pool.query({ text: 'SELECT updated_at FROM emails WHERE id = $1', values: [sent.email.id] })).rows[0];
+    await recordOutcomes(pool, [complaint(sent)]);
+    const s = await state(sent);
+    expect(s.recipients.map((r) => r.status)).toEqual(['complained', 'delivered']);
+    expect(s.status).toBe('complained');
+    expect(s.types.filter((t) => t === 'email.complained')).toHaveLength(1);
+    expect(s.lastEvent).toBe('email.complained');
+    expect(s.suppressions).toEqual([{ address: sent.recipients[0]!.address, reason: 'complaint' }]);
+    // The replay wrote nothing at all.
+    expect((await pool.query({ text: 'SELECT updated_at FROM emails WHERE id = $1', values: [sent.email.id] })).rows[0]).toEqual(before);
+  });
+
+  test('when a bounce follows a complaint, then the recipient stays complained and the bounce is on the timeline', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent), complaint(sent)]);
+    await recordOutcomes(pool, [feedback(sent, { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: false })]);
+    const s = await state(sent);
+    expect(s.recipients.map((r) => r.status)).toEqual(['complained']);
+    expect(s.status).toBe('complained');
+    expect(s.types).toEqual(['email.sent', 'email.delivered', 'email.complained', 'email.bounced']);
+  });
+
+  test('when a test address bounces with a 5.1.1, then it is never suppressed', async () => {
+    const sent = await newEmail(1, ['bounced@sandbox.mailroom.test']);
+    await recordOutcomes(pool, [attempt(sent, { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: true })]);
+    const s = await state(sent);
+    expect(s.status).toBe('bounced');
+    expect(s.suppressions).toEqual([]);
+  });
+
+  test('when many writers record outcomes of one email at once, then none is lost, replays count once and the summary sees them all', async () => {
+    const sent = await newEmail(10);
+    await Promise.all(sent.recipients.map((_, i) => recordOutcomes(pool, [delivered(sent, i)])));
+    let s = await state(sent);
+    expect(s.recipients.map((r) => r.status)).toEqual(Array(10).fill('delivered'));
+    expect(s.types.filter((t) => t === 'email.sent')).toHaveLength(10);
+    expect(s.types.filter((t) => t === 'email.delivered')).toHaveLength(10);
+    expect(s.status).toBe('delivered');
+
+    // The same complaint three times at once for two recipients, beside late delays for the others.
+    await Promise.all([
+      ...[0, 0, 0, 1, 1, 1].map((i) => recordOutcomes(pool, [complaint(sent, i)])),
+      ...[2, 3, 4, 5].map((i) => recordOutcomes(pool, [feedback(sent, { kind: 'deferred', smtp: LATER, error: 'x' }, i)])),
+    ]);
+    s = await state(sent);
+    expect(s.recipients.filter((r) => r.status === 'complained')).toHaveLength(2);
+    expect(s.recipients.filter((r) => r.status === 'delivered')).toHaveLength(8);
+    expect(s.types.filter((t) => t === 'email.complained')).toHaveLength(2);
+    expect(s.types.filter((t) => t === 'email.delivery_delayed')).toHaveLength(4);
+    expect(s.suppressions.map((x) => x.reason)).toEqual(['complaint', 'complaint']);
+    expect(s.status).toBe('complained');
+  });
+
+  test('when writers touch the same emails in opposite orders at once, then neither deadlocks and both apply', async () => {
+    const a = await newEmail(1);
+    const b = await newEmail(1);
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([
+        recordOutcomes(pool, [feedback(a, { kind: 'deferred', smtp: LATER, error: 'x' }), feedback(b, { kind: 'deferred', smtp: LATER, error: 'x' })]),
+        recordOutcomes(pool, [feedback(b, { kind: 'deferred', smtp: LATER, error: 'x' }), feedback(a, { kind: 'deferred', smtp: LATER, error: 'x' })]),
+      ]);
+    }
+    for (const sent of [a, b]) {
+      const s = await state(sent);
+      expect(s.types).toHaveLength(10);
+      expect(s.status).toBe('delivery_delayed');
+    }
+  });
+});
+
+describe('recordEngagement', () => {
+  test('when an open is recorded, then the status is unchanged and lastEvent moves to email.opened', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
+    const opens = sent.recipients.map((r) => ({
+      email: sent.email,
+      recipient: r.address,
+      type: 'email.opened' as const,
+      detail: { open: { ip_address: '192.0.2.1', user_agent: 'Mail' } },
+      at: new Date(Date.now() + 5),
+    }));
+    await recordEngagement(pool, opens);
+    const s = await state(sent);
+    expect(s.status).toBe('delivered');
+    expect(s.recipients.map((r) => r.status)).toEqual(['delivered', 'delivered']);
+    expect(s.lastEvent).toBe('email.opened');
+    expect(s.types.filter((t) => t === 'email.opened')).toHaveLength(2);
+  });
+});
