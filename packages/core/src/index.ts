@@ -13,3 +13,4 @@ export * from './network';
 export * from './delivery-status';
 export * from './send-queue';
 export * from './group-commit';
+export * from './event-queue';
