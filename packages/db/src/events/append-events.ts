@@ -47,9 +47,10 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
     // ORDER BY ordinality: positions (a bigserial default) are drawn in the order given.
     text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at)
            SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.type, e.data, e.created_at
-             FROM jsonb_to_recordset($1::jsonb) WITH ORDINALITY
-                  AS e(id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz, ordinality bigint)
-            ORDER BY e.ordinality`,
+             FROM ROWS FROM (jsonb_to_recordset($1::jsonb)
+                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz))
+                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, n)
+            ORDER BY e.n`,
     values: [JSON.stringify(rows)],
   });
   return rows.map((r) => r.id);
