@@ -18,3 +18,4 @@ export * from './tracking-token';
 export * from './smtp-replies';
 export * from './recipient-transitions';
 export * from './test-addresses';
+export * from './event-queue';

@@ -44,6 +44,16 @@ export const queues = {
     payload: z.object({ task: z.literal('reconcile') }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
+  /**
+   * Wake-ups for the event dispatcher: events were committed to the outbox (or the reconciler
+   * found some unread). The payload carries no events; the dispatcher reads the outbox.
+   */
+  events: defineQueue({
+    name: 'events',
+    payload: z.object({ reason: z.enum(['appended', 'reconcile']) }),
+    // A lost or failed wake-up is caught by the outbox reconciler, so none is retried long.
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
+  }),
 } satisfies Record<string, QueueDefinition<z.ZodType>>;
 
 /** The job id of an email's send job, unique per due time so a retry is a new job. */

@@ -7,3 +7,4 @@ export * from './emails';
 export * from './auth';
 export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, IdempotencyKey } from './generated/client';
 export { createPool, inTransaction, type Pool, type PoolClient, type Queryable } from './pool';
+export * from './events';

@@ -1,5 +1,5 @@
-import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES, type EventBody } from '@mailroom/core';
-import type { Email, EmailEvent, EmailRecipient } from '@mailroom/db';
+import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailroom/core';
+import { type Email, type EmailEvent, type EmailRecipient, presentEvent } from '@mailroom/db';
 import { z } from 'zod';
 import { timestamp } from '../../schemas/common';
 
@@ -82,9 +82,7 @@ export function presentEmailSummary(email: EmailWithRecipients): z.infer<typeof 
 }
 
 export function presentEmail(email: EmailWithRecipients & { events: EmailEvent[] }): z.infer<typeof emailSchema> {
-  return { ...presentEmailSummary(email), html: email.html, text: email.text, events: email.events.map(presentEvent) };
-}
-
-export function presentEvent(event: EmailEvent): EventBody & z.infer<typeof eventSchema> {
-  return { id: event.id, type: event.type as EventBody['type'] & z.infer<typeof eventSchema>['type'], created_at: event.createdAt.toISOString(), data: event.data as never };
+  // The timeline holds only events about this email, whose types the schema lists.
+  const events = email.events.map((event) => presentEvent(event) as z.infer<typeof eventSchema>);
+  return { ...presentEmailSummary(email), html: email.html, text: email.text, events };
 }

@@ -1,0 +1,57 @@
+import { newId, type TEST_EVENT_TYPE, type WebhookEventType } from '@mailroom/core';
+import type { PoolClient } from '../pool';
+
+/**
+ * What an event is about: one recipient of a sent email (the email's timeline), a received
+ * email (`email.received`, which has no row in `emails`), or a webhook endpoint (`webhook.test`).
+ */
+export type EventSubject =
+  | { kind: 'email'; emailId: string; recipient: string }
+  | { kind: 'received_email'; receivedEmailId: string }
+  | { kind: 'webhook'; webhookId: string };
+
+/** An event to append; its `data` is already in the webhook form of DESIGN §5 (snake_case). */
+export interface NewEvent {
+  /** evt_…; made here when absent. Give one when the id must be known before the insert. */
+  id?: string;
+  projectId: string;
+  subject: EventSubject;
+  type: WebhookEventType | typeof TEST_EVENT_TYPE;
+  data: object;
+  /** When it happened; now when absent. */
+  createdAt?: Date;
+}
+
+/**
+ * Appends events to the outbox, any number in one statement, inside the caller's transaction,
+ * so they commit (or vanish) with the change they report. Within the call, positions follow the
+ * order given. Returns the events' ids in that order. After the commit, tell the `events` queue
+ * (`EventQueue.notify`); if that is lost, `reconcileOutbox` notices.
+ */
+export async function appendEvents(client: PoolClient, events: readonly NewEvent[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const now = new Date().toISOString();
+  const rows = events.map((e) => ({
+    id: e.id ?? newId('event'),
+    project_id: e.projectId,
+    email_id: e.subject.kind === 'email' ? e.subject.emailId : null,
+    recipient: e.subject.kind === 'email' ? e.subject.recipient : null,
+    received_email_id: e.subject.kind === 'received_email' ? e.subject.receivedEmailId : null,
+    webhook_id: e.subject.kind === 'webhook' ? e.subject.webhookId : null,
+    type: e.type,
+    data: e.data,
+    created_at: e.createdAt?.toISOString() ?? now,
+  }));
+  await client.query({
+    name: 'mailroom-append-events',
+    // ORDER BY ordinality: positions (a bigserial default) are drawn in the order given.
+    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at)
+           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.type, e.data, e.created_at
+             FROM ROWS FROM (jsonb_to_recordset($1::jsonb)
+                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz))
+                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, n)
+            ORDER BY e.n`,
+    values: [JSON.stringify(rows)],
+  });
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,4 @@
+export * from './append-events';
+export * from './present-event';
+export * from './read-outbox';
+export * from './reconcile-outbox';
