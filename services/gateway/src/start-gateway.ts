@@ -10,7 +10,7 @@ import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
 import { answerClientError } from './http/client-error';
-import { createRateLimits } from './http/rate-limit';
+import { countStalledLogin, createRateLimits } from './http/rate-limit';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
 import { createMetrics } from './metrics';
 
@@ -87,11 +87,9 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
     },
     app,
   );
-  // Which path stalled is unknown before the headers are complete: a stalled request counts
-  // against its address's sign-in budget, as a stalled sign-in body does, so stalling is no
-  // free way to try passwords.
-  const countStall = (ip: string | undefined) => void ctx.rateLimits.perLoginIp.consume(ip ?? 'unknown').catch(() => undefined);
-  server.on('clientError', answerClientError(logger.child({ component: 'http' }), countStall));
+  // Which path stalled is unknown before the headers are complete: any stalled request counts
+  // against its address's sign-in budget, as a stalled sign-in body does.
+  server.on('clientError', answerClientError(logger.child({ component: 'http' }), (ip) => countStalledLogin(ctx.rateLimits, ip)));
   server.listen(config.apiPort, options.host ?? '0.0.0.0');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

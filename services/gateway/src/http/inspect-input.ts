@@ -1,4 +1,5 @@
 import { MailroomError } from '@mailroom/core';
+import { formatPath } from './field-path';
 import type { InputPart } from './validate';
 
 /**
@@ -71,12 +72,6 @@ function refusal(part: InputPart, field: string, problem: string): MailroomError
 /** `a.b[0].c` for a frame; the root frame is ''. */
 function pathOf(frame: Frame): string {
   const keys: PropertyKey[] = [];
-  for (let f: Frame | null = frame; f?.parent; f = f.parent) keys.push(f.key);
-  let out = '';
-  for (let i = keys.length - 1; i >= 0; i--) {
-    const key = keys[i] as PropertyKey;
-    if (typeof key === 'number') out += `[${key}]`;
-    else out += out === '' ? String(key) : `.${String(key)}`;
-  }
-  return out;
+  for (let f: Frame | null = frame; f?.parent; f = f.parent) keys.unshift(f.key);
+  return formatPath(keys);
 }

@@ -139,3 +139,11 @@ export async function consumeRateLimit(limiter: RateLimiter, key: string, res: R
   res.setHeader('retry-after', String(Math.max(1, resetSeconds)));
   throw new MailroomError('rate_limit_exceeded', 'Too many requests; slow down and retry after the time in Retry-After.');
 }
+
+/**
+ * Counts a sign-in attempt that never got as far as its handler (its headers or body stalled),
+ * so stalling is no free way to try passwords. Never throws: there is no answer to refuse.
+ */
+export function countStalledLogin(limits: RateLimits, ip: string | undefined): void {
+  limits.perLoginIp.consume(ip ?? 'unknown').catch(() => undefined);
+}

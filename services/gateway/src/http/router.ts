@@ -5,7 +5,7 @@ import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
 import { camelizeKeys } from './aliases';
-import { consumeRateLimit } from './rate-limit';
+import { consumeRateLimit, countStalledLogin } from './rate-limit';
 import { jsonBodyReader } from './read-json-body';
 import type { Access, AnyRoute } from './route';
 import { bodyDeadlineMs, parseSize, type HttpTimeouts } from './timeouts';
@@ -30,7 +30,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       deadlineMs: bodyDeadlineMs(timeouts, parseSize(limit)),
       // Authenticated callers were counted before their body was read; anonymous ones (sign-in,
       // sign-up) are counted here, so stalling a body is not a free attempt.
-      onTimeout: route.access.kind === 'public' ? (req) => countLoginAttempt(ctx, req) : undefined,
+      onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, req.ip) : undefined,
     });
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
@@ -89,6 +89,3 @@ async function limitRate(ctx: GatewayContext, auth: AuthContext, res: Response):
   if (key) await consumeRateLimit(limiter, key, res);
 }
 
-function countLoginAttempt(ctx: GatewayContext, req: Request): void {
-  ctx.rateLimits.perLoginIp.consume(req.ip ?? 'unknown').catch(() => undefined);
-}

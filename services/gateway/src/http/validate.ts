@@ -1,5 +1,6 @@
 import { MailroomError } from '@mailroom/core';
 import type { z } from 'zod';
+import { formatPath } from './field-path';
 import { inspectInput } from './inspect-input';
 
 /** Where the input came from, for messages. */
@@ -50,11 +51,4 @@ function innermostIssue(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue |
     current = { ...inner, path: [...current.path, ...inner.path] };
   }
   return current;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => {
-    if (typeof key === 'number') return `${out}[${key}]`;
-    return out === '' ? String(key) : `${out}.${String(key)}`;
-  }, '');
 }
