@@ -1,18 +1,10 @@
-import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { type Config, PORT_VARIABLES, PortInUseError, portErrorOf } from '@mailroom/core';
+import { type Config, listenOn, PORT_VARIABLES } from '@mailroom/core';
 
 /** Opens and closes `port` on every interface, as the services do; throws PortInUseError naming `variable`. */
 async function checkPort(port: number, variable: string): Promise<void> {
   const server = createServer();
-  server.listen(port, '0.0.0.0');
-  try {
-    await once(server, 'listening');
-  } catch (err) {
-    const failed = portErrorOf(err);
-    if (!failed) throw err;
-    throw new PortInUseError(port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
-  }
+  await listenOn(server, port, '0.0.0.0', variable);
   await new Promise((resolve) => server.close(resolve));
 }
 

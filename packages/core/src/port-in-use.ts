@@ -30,6 +30,12 @@ export function portErrorOf(err: unknown): { code: 'EADDRINUSE' | 'EACCES'; port
   return undefined;
 }
 
+/** The PortInUseError naming `variable` for a listen that failed on a taken or privileged port; undefined for any other error. */
+export function portInUseError(err: unknown, variable: string): PortInUseError | undefined {
+  const failed = portErrorOf(err);
+  return failed && new PortInUseError(failed.port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
+}
+
 /**
  * `server.listen(port, host)`, resolved once listening; a port that is taken or privileged
  * becomes a PortInUseError naming `variable`.
@@ -39,8 +45,6 @@ export async function listenOn(server: Server, port: number, host: string, varia
   try {
     await once(server, 'listening');
   } catch (err) {
-    const failed = portErrorOf(err);
-    if (!failed) throw err;
-    throw new PortInUseError(failed.port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
+    throw portInUseError(err, variable) ?? err;
   }
 }

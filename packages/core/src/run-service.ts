@@ -1,5 +1,5 @@
 import { ConfigError } from './config';
-import { PORT_VARIABLES, PortInUseError, portErrorOf } from './port-in-use';
+import { PORT_VARIABLES, PortInUseError, portInUseError } from './port-in-use';
 
 /** A backing service could not be reached at start; the message says which and how to start it. */
 export class DependencyUnavailableError extends Error {
@@ -29,9 +29,9 @@ export function redactUrl(url: string): string {
 function startFailure(name: string, err: unknown): string {
   if (err instanceof ConfigError || err instanceof DependencyUnavailableError || err instanceof PortInUseError) return err.message;
   // A listen that did not go through listenOn still carries the port; the service says which variable sets it.
-  const failed = portErrorOf(err);
   const variable = PORT_VARIABLES[name as keyof typeof PORT_VARIABLES];
-  if (failed && variable) return new PortInUseError(failed.port, variable, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied').message;
+  const portError = variable ? portInUseError(err, variable) : undefined;
+  if (portError) return portError.message;
   return `failed to start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
 }
 

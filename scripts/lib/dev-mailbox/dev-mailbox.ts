@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import { PortInUseError, portErrorOf } from '@mailroom/core';
+import { listenOn, portErrorOf } from '@mailroom/core';
 import type { SMTPServer } from 'smtp-server';
 import { CaughtMessages } from './caught-messages';
 import { createSmtpCatcher } from './smtp-catcher';
@@ -20,14 +19,7 @@ export interface DevMailboxOptions {
 }
 
 async function listen(server: Server, port: number, host: string, flag: string): Promise<number> {
-  server.listen(port, host);
-  try {
-    await once(server, 'listening');
-  } catch (err) {
-    const failed = portErrorOf(err);
-    if (failed) throw new PortInUseError(port, flag, failed.code === 'EADDRINUSE' ? 'in_use' : 'denied', { cause: err });
-    throw err;
-  }
+  await listenOn(server, port, host, flag);
   return (server.address() as AddressInfo).port;
 }
 

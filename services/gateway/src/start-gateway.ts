@@ -1,7 +1,17 @@
-import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger, createRedis, DependencyUnavailableError, deriveKey, isUnavailableError, SendQueue, type Config, type Logger } from '@mailroom/core';
+import {
+  createLogger,
+  createRedis,
+  DependencyUnavailableError,
+  deriveKey,
+  isUnavailableError,
+  listenOn,
+  PORT_VARIABLES,
+  SendQueue,
+  type Config,
+  type Logger,
+} from '@mailroom/core';
 import { createDatabase, createPool, resolveSecretKey } from '@mailroom/db';
 import { ApiTokenVerifier } from './auth/api-tokens';
 import { SessionTokens } from './auth/session-tokens';
@@ -90,8 +100,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   // Which path stalled is unknown before the headers are complete: any stalled request counts
   // against its address's sign-in budget, as a stalled sign-in body does.
   server.on('clientError', answerClientError(logger.child({ component: 'http' }), (ip) => countStalledLogin(ctx.rateLimits, ip)));
-  server.listen(config.apiPort, options.host ?? '0.0.0.0');
-  await once(server, 'listening');
+  await listenOn(server, config.apiPort, options.host ?? '0.0.0.0', PORT_VARIABLES.gateway);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ url }, 'gateway listening');
