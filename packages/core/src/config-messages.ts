@@ -38,6 +38,15 @@ export const EXPECTED_VALUES: Record<string, string> = {
   LOGIN_RATE_LIMIT_PER_MINUTE: 'a whole number of attempts per minute, at least 1',
   METRICS_TOKEN: 'a non-empty token',
   INBOUND_MAX_MESSAGE_BYTES: 'a whole number of bytes, at least 1024',
+  SMTP_TLS_CERT_FILE: 'the path of a PEM certificate file',
+  SMTP_TLS_KEY_FILE: 'the path of a PEM private key file',
+  SMTP_PROXY_PROTOCOL: BOOLEAN,
+  INBOUND_RETENTION_DAYS: 'a whole number of days, at least 1',
+  SMTP_MAX_CONNECTIONS: 'a whole number of connections, at least 1',
+  SMTP_MAX_CONNECTIONS_PER_IP: 'a whole number of connections, at least 1',
+  SMTP_IDLE_TIMEOUT_SECONDS: 'a whole number of seconds, at least 1',
+  INBOUND_CONCURRENCY: 'a whole number from 1 to 100',
+  OPS_PORT: PORT,
 };
 
 // Never echoed, not even in part.

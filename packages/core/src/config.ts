@@ -97,6 +97,19 @@ const envSchema = z.object({
   LOGIN_RATE_LIMIT_PER_MINUTE: emptyMeansDefault(z.coerce.number().int().min(1).default(10)),
   METRICS_TOKEN: optional(z.string().min(1)),
   INBOUND_MAX_MESSAGE_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(26214400)),
+  SMTP_TLS_CERT_FILE: optional(z.string().min(1)),
+  SMTP_TLS_KEY_FILE: optional(z.string().min(1)),
+  SMTP_PROXY_PROTOCOL: bool.default(false),
+  // Extensions of DESIGN §3 for the MX: limits per server process and how long mail is kept.
+  INBOUND_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(1).default(30)),
+  SMTP_MAX_CONNECTIONS: emptyMeansDefault(z.coerce.number().int().min(1).default(1000)),
+  SMTP_MAX_CONNECTIONS_PER_IP: emptyMeansDefault(z.coerce.number().int().min(1).default(20)),
+  SMTP_IDLE_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),
+  // Received messages one inbound process parses and authenticates at once.
+  INBOUND_CONCURRENCY: emptyMeansDefault(z.coerce.number().int().min(1).max(100).default(4)),
+  // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
+  // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
+  OPS_PORT: optional(port),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -133,6 +146,15 @@ export interface Config {
   loginRateLimitPerMinute: number;
   metricsToken: string | undefined;
   inboundMaxMessageBytes: number;
+  smtpTlsCertFile: string | undefined;
+  smtpTlsKeyFile: string | undefined;
+  smtpProxyProtocol: boolean;
+  inboundRetentionDays: number;
+  smtpMaxConnections: number;
+  smtpMaxConnectionsPerIp: number;
+  smtpIdleTimeoutSeconds: number;
+  inboundConcurrency: number;
+  opsPort: number | undefined;
 }
 
 /**
@@ -151,6 +173,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');
+  }
+  if ((e.SMTP_TLS_CERT_FILE === undefined) !== (e.SMTP_TLS_KEY_FILE === undefined)) {
+    throw new ConfigError('Invalid SMTP_TLS_KEY_FILE: SMTP_TLS_CERT_FILE and SMTP_TLS_KEY_FILE must be set together.');
   }
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
@@ -183,5 +208,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     metricsToken: e.METRICS_TOKEN,
     inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,
+    smtpTlsCertFile: e.SMTP_TLS_CERT_FILE,
+    smtpTlsKeyFile: e.SMTP_TLS_KEY_FILE,
+    smtpProxyProtocol: e.SMTP_PROXY_PROTOCOL,
+    inboundRetentionDays: e.INBOUND_RETENTION_DAYS,
+    smtpMaxConnections: e.SMTP_MAX_CONNECTIONS,
+    smtpMaxConnectionsPerIp: e.SMTP_MAX_CONNECTIONS_PER_IP,
+    smtpIdleTimeoutSeconds: e.SMTP_IDLE_TIMEOUT_SECONDS,
+    inboundConcurrency: e.INBOUND_CONCURRENCY,
+    opsPort: e.OPS_PORT,
   });
 }

@@ -19,3 +19,4 @@ export * from './smtp-replies';
 export * from './recipient-transitions';
 export * from './test-addresses';
 export * from './event-queue';
+export * from './route-match';

@@ -54,6 +54,22 @@ export const queues = {
     // A lost or failed wake-up is caught by the outbox reconciler, so none is retried long.
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 1_000 } },
   }),
+  /**
+   * Received messages to parse and authenticate, after their raw bytes were committed and the
+   * SMTP 250 given. Many to a job (one job per group commit); the reconciler re-enqueues any
+   * whose processing was interrupted.
+   */
+  inbound: defineQueue({
+    name: 'inbound',
+    payload: z.object({ receivedEmailIds: z.array(z.string()).min(1).max(1000) }),
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 5, backoff: { type: 'exponential', delay: 2_000 } },
+  }),
+  /** Inbound housekeeping on a schedule: finish interrupted processing, delete mail past retention. */
+  inboundMaintenance: defineQueue({
+    name: 'inbound-maintenance',
+    payload: z.object({ task: z.enum(['reconcile', 'retention']) }),
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  }),
 } satisfies Record<string, QueueDefinition<z.ZodType>>;
 
 /** The job id of an email's send job, unique per due time so a retry is a new job. */
