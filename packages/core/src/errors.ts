@@ -1,3 +1,5 @@
+import { isUnavailableError } from './unavailable';
+
 /**
  * The one error model (DESIGN §4 "Errors"): every failure Mailroom reports has a stable
  * machine name and the HTTP status that goes with it. This table is the only place a name
@@ -62,4 +64,15 @@ export const serviceUnavailable = (message = 'A backing service (PostgreSQL or R
 
 export function isMailroomError(err: unknown): err is MailroomError {
   return err instanceof MailroomError;
+}
+
+/**
+ * The one mapping of any error to a contract error: a MailroomError is itself, PostgreSQL or
+ * Redis being unreachable is `service_unavailable`, anything else `internal_server_error` with
+ * a message that reveals nothing. HTTP renders the result with its status, SMTP with `SMTP_REPLY`.
+ */
+export function toMailroomError(err: unknown): MailroomError {
+  if (isMailroomError(err)) return err;
+  if (isUnavailableError(err)) return serviceUnavailable();
+  return new MailroomError('internal_server_error', 'An unexpected error occurred.');
 }

@@ -20,3 +20,4 @@ export * from './recipient-transitions';
 export * from './test-addresses';
 export * from './event-queue';
 export * from './route-match';
+export * from './service';

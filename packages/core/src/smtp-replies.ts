@@ -1,5 +1,4 @@
-import { type ErrorName, isMailroomError } from './errors';
-import { isUnavailableError } from './unavailable';
+import { type ErrorName, isMailroomError, toMailroomError } from './errors';
 
 /** An SMTP reply: basic code, RFC 3463 enhanced status code and one line of text. */
 export interface SmtpErrorReply {
@@ -51,7 +50,7 @@ export function toSmtpReply(err: unknown): SmtpErrorReply {
     const reply = SMTP_REPLY[err.name];
     return { ...reply, message: oneLine(err.message) || reply.message };
   }
-  return { ...SMTP_REPLY[isUnavailableError(err) ? 'service_unavailable' : 'internal_server_error'] };
+  return { ...SMTP_REPLY[toMailroomError(err).name] };
 }
 
 /** `451 4.3.0 Try again later.`, as written on the wire (without CRLF). */

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { createServiceRegistry } from '@mailroom/core';
+import { Counter, Histogram, type Registry } from 'prom-client';
 
 /** Prometheus metrics of one gateway. A registry per instance keeps test instances apart. */
 export interface Metrics {
@@ -8,8 +9,7 @@ export interface Metrics {
 }
 
 export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'mailroom_gateway_' });
+  const registry = createServiceRegistry('gateway');
   return {
     registry,
     httpRequests: new Counter({

@@ -2,17 +2,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createLogger,
-  createRedis,
-  DependencyUnavailableError,
   deriveKey,
-  isUnavailableError,
   listenOn,
   PORT_VARIABLES,
   SendQueue,
   type Config,
   type Logger,
 } from '@mailroom/core';
-import { createDatabase, createPool, resolveSecretKey } from '@mailroom/db';
+import { connectBackends } from '@mailroom/db';
 import { ApiTokenVerifier } from './auth/api-tokens';
 import { SessionTokens } from './auth/session-tokens';
 import { AcceptBatcher } from './features/emails/accept-batcher';
@@ -45,24 +42,9 @@ export interface GatewayOptions {
 /** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
 export async function startGateway(config: Readonly<Config>, options: GatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel, nodeEnv: config.nodeEnv });
-  const db = createDatabase(config.databaseUrl);
-  const redis = createRedis(config.redisUrl, 'request');
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   // Both must answer at start; later outages are survived (requests answer 503 meanwhile).
-  const pool = createPool(config.databaseUrl);
-  const secretKey = await pool
-    .query('SELECT 1')
-    .then(() => resolveSecretKey(db, config.secretKey))
-    .catch(async (err: unknown) => {
-      redis.disconnect();
-      await Promise.all([db.$disconnect(), pool.end()]);
-      throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
-    });
-  await redis.connect().catch(async (err: unknown) => {
-    redis.disconnect();
-    await Promise.all([db.$disconnect(), pool.end()]);
-    throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
-  });
+  const backends = await connectBackends(config, { logger });
+  const { db, pool, redis, secretKey } = backends;
   let shuttingDown = false;
   const sendQueue = new SendQueue(redis, config.queuePrefix);
   const ctx: GatewayContext = {
@@ -118,8 +100,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       clearTimeout(force);
       await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
-      redis.disconnect();
-      await Promise.all([db.$disconnect(), pool.end()]);
+      await backends.close();
     },
   };
 }

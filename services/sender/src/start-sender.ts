@@ -1,21 +1,22 @@
 import { hostname } from 'node:os';
 import {
+  checkReadiness,
   createLogger,
   createRedis,
   createLimiter,
-  DependencyUnavailableError,
+  createServiceRegistry,
   deriveKey,
   GroupCommit,
-  isUnavailableError,
   openQueue,
   openWorker,
   queues,
   SendQueue,
+  startOpsServer,
   type Config,
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { createDatabase, createPool, recordOutcomes, resolveSecretKey, type OutcomeRecord } from '@mailroom/db';
+import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/db';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
 import { processSendJob, type ProcessDeps } from './process-email';
@@ -39,24 +40,10 @@ const MAX_OUTCOMES_PER_COMMIT = 500;
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
   const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel, nodeEnv: config.nodeEnv });
-  const db = createDatabase(config.databaseUrl, { poolSize: 2 });
-  const pool = createPool(config.databaseUrl, Math.min(20, config.senderConcurrency + 2));
-  const secretKey = await pool
-    .query('SELECT 1')
-    .then(() => resolveSecretKey(db, config.secretKey))
-    .catch(async (err: unknown) => {
-      await Promise.all([db.$disconnect(), pool.end()]);
-      throw isUnavailableError(err) ? new DependencyUnavailableError('PostgreSQL', config.databaseUrl, { cause: err }) : err;
-    });
-  const producerRedis = createRedis(config.redisUrl, 'request');
+  const backends = await connectBackends(config, { logger, prismaPoolSize: 2, poolSize: Math.min(20, config.senderConcurrency + 2) });
+  const { pool, redis: producerRedis, secretKey } = backends;
   const workerRedis = createRedis(config.redisUrl, 'worker');
-  for (const r of [producerRedis, workerRedis]) r.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  await producerRedis.connect().catch(async (err: unknown) => {
-    producerRedis.disconnect();
-    await Promise.all([db.$disconnect(), pool.end()]);
-    throw new DependencyUnavailableError('Redis', config.redisUrl, { cause: err });
-  });
-
+  workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
   const deps: ProcessDeps = {
@@ -101,6 +88,17 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   void worker.run();
   void maintenanceWorker.run();
   await worker.waitUntilReady();
+  let stopping = false;
+  const ops =
+    config.opsPort === undefined
+      ? undefined
+      : await startOpsServer({
+          port: config.opsPort,
+          registry: createServiceRegistry('sender'),
+          metricsToken: config.metricsToken,
+          logger,
+          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping }),
+        });
   logger.info({ concurrency: config.senderConcurrency, mode: config.outboundSmtpUrl ? 'smarthost' : 'direct MX' }, 'sender started');
 
   return {
@@ -108,12 +106,13 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     deps,
     reconcile,
     async stop() {
+      stopping = true;
       // Finishes the jobs in hand; no new ones are taken.
       await Promise.all([worker.close(), maintenanceWorker.close()]);
       await Promise.all([maintenance.close(), sendQueue.close(), deps.deliverer.close()]);
+      await ops?.close();
       workerRedis.disconnect();
-      producerRedis.disconnect();
-      await Promise.all([db.$disconnect(), pool.end()]);
+      await backends.close();
     },
   };
 }

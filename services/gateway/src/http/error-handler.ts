@@ -1,16 +1,15 @@
-import { isMailroomError, isUnavailableError, MailroomError, serviceUnavailable, type Logger } from '@mailroom/core';
+import { MailroomError, toMailroomError as toContractError, type Logger } from '@mailroom/core';
 import type { ErrorRequestHandler, Response } from 'express';
 
-/** Turns any error into the contract's JSON body. The one place HTTP errors are rendered. */
-export function toMailroomError(err: unknown): MailroomError {
-  if (isMailroomError(err)) return err;
+/** Any error as a contract error; HTTP adds one case to core's mapping. */
+function toMailroomError(err: unknown): MailroomError {
   // The router could not decode a path parameter (%ZZ): no such resource can exist.
   if (err instanceof URIError) return new MailroomError('not_found', 'The path is not valid URL encoding.');
-  if (isUnavailableError(err)) return serviceUnavailable();
-  return new MailroomError('internal_server_error', 'An unexpected error occurred.');
+  return toContractError(err);
 }
 
-export function sendError(res: Response, error: MailroomError): void {
+/** Renders a contract error as JSON. The one place HTTP errors are rendered. */
+function sendError(res: Response, error: MailroomError): void {
   if (res.headersSent) return;
   res.status(error.statusCode).json(error.toBody());
 }

@@ -1,30 +1,11 @@
-import { MailroomError, safeEqual } from '@mailroom/core';
+import { checkMetricsToken, checkReadiness, MailroomError } from '@mailroom/core';
 import { z } from 'zod';
 import type { GatewayContext } from '../../context';
 import { defineRoute } from '../../http/route';
 
-const CHECK_TIMEOUT_MS = 2_000;
-
-async function check(probe: () => Promise<unknown>): Promise<'ok' | 'unavailable'> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), CHECK_TIMEOUT_MS);
-  });
-  try {
-    await Promise.race([probe(), timeout]);
-    return 'ok';
-  } catch {
-    return 'unavailable';
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** PostgreSQL and Redis answer, and the process is not shutting down. */
-export async function readiness(ctx: GatewayContext) {
-  const [postgres, redis] = await Promise.all([check(() => ctx.db.$queryRaw`SELECT 1`), check(() => ctx.redis.ping())]);
-  const ready = postgres === 'ok' && redis === 'ok' && !ctx.isShuttingDown();
-  return { ready, checks: { postgres, redis, shuttingDown: ctx.isShuttingDown() } };
+export function readiness(ctx: GatewayContext) {
+  return checkReadiness({ postgres: () => ctx.db.$queryRaw`SELECT 1`, redis: () => ctx.redis.ping(), isShuttingDown: ctx.isShuttingDown });
 }
 
 const checksSchema = z.object({ postgres: z.enum(['ok', 'unavailable']), redis: z.enum(['ok', 'unavailable']), shuttingDown: z.boolean() });
@@ -72,12 +53,7 @@ export const healthRoutes = [
     success: { status: 200, description: 'Prometheus text exposition format.', schema: z.string(), contentType: 'text/plain' },
     errors: ['missing_api_key', 'invalid_api_key'],
     async handler({ ctx, req, res }) {
-      const expected = ctx.config.metricsToken;
-      if (expected) {
-        const header = req.get('authorization');
-        if (!header) throw new MailroomError('missing_api_key', 'Send "Authorization: Bearer <METRICS_TOKEN>".');
-        if (!safeEqual(header, `Bearer ${expected}`)) throw new MailroomError('invalid_api_key', 'The metrics token is wrong.');
-      }
+      checkMetricsToken(req.get('authorization'), ctx.config.metricsToken);
       res.setHeader('Content-Type', ctx.metrics.registry.contentType);
       res.status(200).send(await ctx.metrics.registry.metrics());
       return undefined;

@@ -1,0 +1,3 @@
+export * from './metrics';
+export * from './ops-server';
+export * from './readiness';

@@ -1,0 +1,77 @@
+import { Counter } from 'prom-client';
+import { createLogger } from '../logger';
+import { createServiceRegistry } from './metrics';
+import { type OpsServer, startOpsServer } from './ops-server';
+import { checkReadiness } from './readiness';
+
+describe('the ops server of a service without an HTTP API', () => {
+  let ops: OpsServer;
+  let postgresUp = true;
+  let shuttingDown = false;
+
+  beforeAll(async () => {
+    const registry = createServiceRegistry('inbound-smtp');
+    new Counter({ name: 'mailroom_test_total', help: 'A counter.', registers: [registry] }).inc(3);
+    ops = await startOpsServer({
+      port: 0,
+      host: '127.0.0.1',
+      registry,
+      metricsToken: 'scrape-me',
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      readiness: () =>
+        checkReadiness({
+          postgres: async () => {
+            if (!postgresUp) throw new Error('connect ECONNREFUSED');
+          },
+          redis: () => Promise.resolve('PONG'),
+          isShuttingDown: () => shuttingDown,
+        }),
+    });
+  });
+  afterAll(() => ops.close());
+
+  test('when alive, then /healthz answers ok', async () => {
+    const res = await fetch(`${ops.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  test('when a dependency is down or the process is stopping, then /readyz is 503 with the checks, else 200', async () => {
+    const ready = await fetch(`${ops.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } });
+
+    postgresUp = false;
+    const down = await fetch(`${ops.url}/readyz`);
+    expect(down.status).toBe(503);
+    expect(await down.json()).toMatchObject({ name: 'service_unavailable', statusCode: 503, checks: { postgres: 'unavailable', redis: 'ok' } });
+    postgresUp = true;
+
+    shuttingDown = true;
+    const stopping = await fetch(`${ops.url}/readyz`);
+    expect(stopping.status).toBe(503);
+    expect((await stopping.json()).checks.shuttingDown).toBe(true);
+    shuttingDown = false;
+  });
+
+  test('when METRICS_TOKEN is set, then /metrics needs it and serves the prefixed process metrics', async () => {
+    expect((await fetch(`${ops.url}/metrics`)).status).toBe(401);
+    const wrong = await fetch(`${ops.url}/metrics`, { headers: { authorization: 'Bearer nope' } });
+    expect(wrong.status).toBe(403);
+    expect(await wrong.json()).toMatchObject({ name: 'invalid_api_key' });
+    const res = await fetch(`${ops.url}/metrics`, { headers: { authorization: 'Bearer scrape-me' } });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain('mailroom_test_total 3');
+    expect(text).toContain('mailroom_inbound_smtp_process_cpu_user_seconds_total');
+  });
+
+  test('when another path or method is asked, then the answer is contract JSON', async () => {
+    const missing = await fetch(`${ops.url}/nope`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ name: 'not_found', statusCode: 404 });
+    const post = await fetch(`${ops.url}/healthz`, { method: 'POST' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+});

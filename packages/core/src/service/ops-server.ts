@@ -1,0 +1,85 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { MailroomError, toMailroomError } from '../errors';
+import type { Logger } from '../logger';
+import { listenOn } from '../port-in-use';
+import { checkMetricsToken } from './metrics';
+import type { Readiness } from './readiness';
+
+export interface OpsServerOptions {
+  port: number;
+  host?: string;
+  registry: Registry;
+  readiness(): Promise<Readiness>;
+  metricsToken: string | undefined;
+  logger: Logger;
+}
+
+export interface OpsServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * `/healthz`, `/readyz` and `/metrics` for a service without an HTTP API of its own (sender,
+ * inbound-smtp, webhook-dispatcher), answering as the gateway's do: Kubernetes probes and
+ * Prometheus scrape it on OPS_PORT. Errors are the contract's JSON.
+ */
+export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const server = createServer((req, res) => {
+    answer(options, req, res).catch((err: unknown) => {
+      const error = toMailroomError(err);
+      if (error.statusCode >= 500) options.logger.error({ err }, 'ops request failed');
+      sendJson(res, error.statusCode, error.toBody());
+    });
+  });
+  server.headersTimeout = 5_000;
+  server.requestTimeout = 10_000;
+  await listenOn(server, options.port, options.host ?? '0.0.0.0', 'OPS_PORT');
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function answer(options: OpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0];
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
+    const error = known ? new MailroomError('method_not_allowed', `${req.method} is not allowed here; use GET.`) : notFound();
+    if (known) res.setHeader('allow', 'GET, HEAD');
+    return sendJson(res, error.statusCode, error.toBody());
+  }
+  if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+  if (path === '/readyz') {
+    const { ready, checks } = await options.readiness();
+    if (ready) return sendJson(res, 200, { status: 'ready', checks });
+    const error = new MailroomError('service_unavailable', 'Not ready: a dependency is unavailable or the process is shutting down.');
+    return sendJson(res, 503, { ...error.toBody(), checks });
+  }
+  if (path === '/metrics') {
+    checkMetricsToken(req.headers.authorization, options.metricsToken);
+    const body = await options.registry.metrics();
+    res.writeHead(200, { 'content-type': options.registry.contentType });
+    res.end(body);
+    return;
+  }
+  const error = notFound();
+  sendJson(res, error.statusCode, error.toBody());
+}
+
+const notFound = () => new MailroomError('not_found', 'Only /healthz, /readyz and /metrics are served here.');
+
+function sendJson(res: ServerResponse, status: number, body: object): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
