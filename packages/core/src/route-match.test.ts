@@ -11,7 +11,7 @@ describe('route matches', () => {
     expect(normalizeRouteMatch(input)).toBe(stored);
   });
 
-  test.each(['', '*', '*@', 'acme.test', '@acme.test', 'a@b', 'a b@acme.test', '"q"@acme.test', '*@-bad.test', 'a@@acme.test', `${'a'.repeat(65)}@acme.test`, '**@acme.test'])(
+  test.each(['', '*', '*@', 'acme.test', '@acme.test', 'a@b', 'a b@acme.test', '"q"@acme.test', '*@-bad.test', 'a@@acme.test', `${'a'.repeat(65)}@acme.test`, '**@acme.test', 'a@acme.test\r\nx', 'a@acme\t.test', '*@ac me.test'])(
     '%j is refused',
     (input) => {
       expect(normalizeRouteMatch(input)).toBeNull();

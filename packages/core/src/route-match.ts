@@ -14,6 +14,8 @@ const MAX_ADDRESS = 254;
 
 /** A domain in its lower-case ASCII (punycode) form, or null when it is not a host name. */
 export function normalizeDomain(domain: string): string | null {
+  // domainToASCII silently drops tabs, CR and LF ("acme.test\r\nx" → "acme.testx").
+  if (/[\s\p{Cc}]/u.test(domain.trim())) return null;
   const ascii = domainToASCII(domain.trim().replace(/\.$/, '')).toLowerCase();
   if (!ascii || ascii.length > 253) return null;
   const labels = ascii.split('.');

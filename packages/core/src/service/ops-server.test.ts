@@ -50,7 +50,7 @@ describe('the ops server of a service without an HTTP API', () => {
     shuttingDown = true;
     const stopping = await fetch(`${ops.url}/readyz`);
     expect(stopping.status).toBe(503);
-    expect((await stopping.json()).checks.shuttingDown).toBe(true);
+    expect(await stopping.json()).toMatchObject({ checks: { shuttingDown: true } });
     shuttingDown = false;
   });
 
