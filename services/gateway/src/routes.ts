@@ -6,6 +6,8 @@ import { emailRoutes } from './features/emails/routes';
 import { healthRoutes } from './features/health/routes';
 import { memberRoutes } from './features/members/routes';
 import { projectRoutes } from './features/projects/routes';
+import { receivedRoutes } from './features/received/routes';
+import { routeRoutes } from './features/routes/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
@@ -17,7 +19,10 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...projectRoutes,
     ...memberRoutes,
     ...apiKeyRoutes,
+    // Before the sent emails' routes, so `/emails/received` is not read as `/emails/{id}`.
+    ...receivedRoutes,
     ...emailRoutes,
+    ...routeRoutes,
     ...suppressionRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {

@@ -123,6 +123,47 @@ const suppression = {
   createdAt: CREATED,
 };
 
+const ROUTE_ID = 'rt_01KAQ7D1E2F3G4H5J6K7M8N9P0';
+const RECEIVED_ID = 'inb_01KAQ8D1E2F3G4H5J6K7M8N9P0';
+const ATTACHMENT_ID = 'att_01KAQ8E1F2G3H4J5K6M7N8P9Q0';
+const route = { object: 'route', id: ROUTE_ID, match: 'support@acme.example', name: 'Support inbox', createdAt: CREATED };
+const receivedSummary = {
+  object: 'received_email',
+  id: RECEIVED_ID,
+  routeId: ROUTE_ID,
+  from: { address: 'alice@example.com', name: 'Alice' },
+  to: [{ address: 'support@acme.example', name: 'Acme Support' }],
+  cc: [],
+  replyTo: [],
+  subject: 'Re: Welcome to Acme',
+  messageId: '<CAF3x1q@mail.example.com>',
+  inReplyTo: '<em_01KAQ4B2C3D4E5F6G7H8J9K0MN@acme.example>',
+  references: ['<em_01KAQ4B2C3D4E5F6G7H8J9K0MN@acme.example>'],
+  date: '2026-11-21T10:14:59.000Z',
+  envelope: { mailFrom: 'alice@example.com', rcptTo: ['support@acme.example'], remoteAddress: '198.51.100.23', helo: 'mail.example.com' },
+  attachments: [{ id: ATTACHMENT_ID, filename: 'screenshot.png', contentType: 'image/png', size: 48213, contentId: null, disposition: 'attachment' }],
+  authentication: {
+    spf: { result: 'pass', domain: 'example.com' },
+    dkim: [{ result: 'pass', domain: 'example.com', selector: 's1' }],
+    dmarc: { result: 'pass', policy: 'reject', domain: 'example.com' },
+    arc: { result: 'none' },
+  },
+  size: 71234,
+  createdAt: '2026-11-21T10:15:00.000Z',
+};
+const receivedEmail = {
+  ...receivedSummary,
+  text: 'Thanks, that worked!\n\nOn Sat, 21 Nov 2026 at 10:00, Acme wrote:\n> Hi Alice, welcome aboard.',
+  html: '<p>Thanks, that worked!</p><blockquote>Hi Alice, welcome aboard.</blockquote>',
+  textReply: 'Thanks, that worked!',
+  headers: [
+    { name: 'Received', value: 'from mail.example.com (mail.example.com [198.51.100.23]) by mx.acme.example' },
+    { name: 'From', value: 'Alice <alice@example.com>' },
+    { name: 'To', value: 'Acme Support <support@acme.example>' },
+    { name: 'Subject', value: 'Re: Welcome to Acme' },
+  ],
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   signUp: {
     request: { email: 'ada@acme.example', password: 'correct horse battery staple', projectName: 'Acme' },
@@ -186,6 +227,18 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   listSuppressions: { query: { limit: '50' }, response: { object: 'list', data: [suppression], hasMore: false } },
   getSuppression: { params: { email: 'gone@example.com' }, response: suppression },
   deleteSuppression: { params: { email: 'gone@example.com' }, response: { object: 'suppression', id: 'gone@example.com', deleted: true } },
+  createRoute: { request: { match: 'support@acme.example', name: 'Support inbox' }, response: route },
+  listRoutes: { query: { limit: '20' }, response: { object: 'list', data: [route, { ...route, id: 'rt_01KAQ7C0D1E2F3G4H5J6K7M8N9', match: '*@acme.example', name: null }], hasMore: false } },
+  getRoute: { params: { id: ROUTE_ID }, response: route },
+  updateRoute: { params: { id: ROUTE_ID }, request: { match: 'help@acme.example', name: null }, response: { ...route, match: 'help@acme.example', name: null } },
+  deleteRoute: { params: { id: ROUTE_ID }, response: { object: 'route', id: ROUTE_ID, deleted: true } },
+  listReceivedEmails: { query: { limit: '10', routeId: ROUTE_ID }, response: { object: 'list', data: [receivedSummary], hasMore: true } },
+  getReceivedEmail: { params: { id: RECEIVED_ID }, response: receivedEmail },
+  getReceivedEmailRaw: {
+    params: { id: RECEIVED_ID },
+    response: 'Received: from mail.example.com …\r\nFrom: Alice <alice@example.com>\r\nTo: Acme Support <support@acme.example>\r\nSubject: Re: Welcome to Acme\r\n…',
+  },
+  getReceivedAttachment: { params: { id: RECEIVED_ID, attachmentId: ATTACHMENT_ID }, response: '(the attachment\'s bytes)' },
   health: { response: { status: 'ok' } },
   ready: { response: { status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } } },
   metrics: { response: '# HELP http_requests_total Requests answered.\n# TYPE http_requests_total counter\nhttp_requests_total{method="POST",route="/emails",status="200"} 42\n' },

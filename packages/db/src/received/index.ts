@@ -1,0 +1,2 @@
+export * from './read-received-emails';
+export * from './read-received-content';

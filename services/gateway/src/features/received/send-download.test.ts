@@ -1,0 +1,37 @@
+import { attachmentDisposition, safeContentType } from './send-download';
+
+describe('attachmentDisposition', () => {
+  test('when the name is plain ASCII, then both forms carry it unchanged', () => {
+    expect(attachmentDisposition('report-2026.pdf')).toBe(`attachment; filename="report-2026.pdf"; filename*=UTF-8''report-2026.pdf`);
+  });
+
+  test("when the name has characters RFC 8187 does not allow bare, then they are percent-encoded, ' ( ) * included", () => {
+    expect(attachmentDisposition("it's (1)*.txt")).toBe(`attachment; filename="it's (1)*.txt"; filename*=UTF-8''it%27s%20%281%29%2A.txt`);
+  });
+
+  test('when the name has CR/LF, a lone surrogate or is long, then the header stays one safe line', () => {
+    const header = attachmentDisposition(`a\r\nSet-Cookie: x\ud800${'y'.repeat(400)}`);
+    expect(header).not.toMatch(/[\r\n]/);
+    expect(header).toContain('filename="a__Set-Cookie: x_yyy');
+    expect(header).toContain("filename*=UTF-8''a%0D%0ASet-Cookie%3A%20x%EF%BF%BDyyy");
+    expect(header.match(/filename="([^"]*)"/)?.[1]).toHaveLength(150);
+  });
+
+  test('when nothing printable is left for the fallback, then it is "attachment"', () => {
+    expect(attachmentDisposition('日本語')).toBe(`attachment; filename="___"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E`);
+    expect(attachmentDisposition('   ')).toBe(`attachment; filename="attachment"; filename*=UTF-8''%20%20%20`);
+  });
+});
+
+describe('safeContentType', () => {
+  test.each([
+    ['image/PNG', 'image/png'],
+    ['text/plain; charset=utf-8', 'text/plain'],
+    ['application/vnd.ms-excel', 'application/vnd.ms-excel'],
+    ['bogus', 'application/octet-stream'],
+    ['text/html\r\nSet-Cookie: x=1', 'application/octet-stream'],
+    ['', 'application/octet-stream'],
+  ])('when the stored type is %j, then %s', (stored, served) => {
+    expect(safeContentType(stored)).toBe(served);
+  });
+});

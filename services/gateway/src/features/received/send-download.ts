@@ -1,0 +1,41 @@
+import type { Response } from 'express';
+
+// A MIME type without parameters; anything else (or a CR/LF that would break the header) is refused.
+const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// Kept short: some clients and file systems refuse longer names.
+const MAX_FALLBACK = 150;
+
+/** The stored content type reduced to `type/subtype`, or `application/octet-stream` when it is not one. */
+export function safeContentType(contentType: string): string {
+  const bare = (contentType.split(';')[0] ?? '').trim().toLowerCase();
+  return MIME_TYPE.test(bare) ? bare : 'application/octet-stream';
+}
+
+/**
+ * `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): a plain ASCII fallback for old
+ * clients, with quotes, backslashes, `%`, path separators and anything outside printable ASCII
+ * replaced, and the exact name percent-encoded (RFC 8187) for the others.
+ */
+export function attachmentDisposition(filename: string): string {
+  const name = filename.replace(LONE_SURROGATE, '\uFFFD');
+  const fallback = name.replace(/[^\x20-\x7e]|["\\%/]/g, '_').trim().slice(0, MAX_FALLBACK) || 'attachment';
+  const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * Answers stored bytes as a download that no browser renders or sniffs: always an attachment,
+ * `nosniff`, and a sandboxing CSP in case it is opened anyway. The Buffer is written once, as is.
+ */
+export function sendDownload(res: Response, download: { body: Buffer; contentType: string; disposition: string }): void {
+  res.status(200);
+  res.setHeader('Content-Type', download.contentType);
+  res.setHeader('Content-Disposition', download.disposition);
+  res.setHeader('Content-Length', download.body.length);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', 'sandbox');
+  // Per-caller and possibly confidential: no shared cache may keep it.
+  res.setHeader('Cache-Control', 'private, no-store');
+  res.end(download.body);
+}

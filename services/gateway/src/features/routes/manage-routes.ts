@@ -1,0 +1,39 @@
+import { conflict, isId, newId, notFound } from '@mailroom/core';
+import { deleteRoute as deleteRouteRow, findRoute, insertRoute, listRoutes, updateRoute as updateRouteRow, type Queryable, type RouteChanges, type RouteRow } from '@mailroom/db';
+import type { ListQuery } from '../../http/pagination';
+
+// The same words whether the match was taken by this project or another: routes are
+// first-come within one installation (DESIGN §7), and the owner is not revealed.
+const taken = (match: string) => conflict(`The match "${match}" is already used by a route.`);
+
+/** Creates a route; its match (already normalized) must not belong to any route yet, else 409 `conflict`. */
+export async function createRoute(db: Queryable, projectId: string, input: { match: string; name?: string | null | undefined }): Promise<RouteRow> {
+  const route = await insertRoute(db, { id: newId('route'), projectId, match: input.match, name: input.name ?? null });
+  if (!route) throw taken(input.match);
+  return route;
+}
+
+/** One route of the project; another project's is 404 like a missing one. */
+export async function getRoute(db: Queryable, projectId: string, id: string): Promise<RouteRow> {
+  const route = isId('route', id) ? await findRoute(db, projectId, id) : null;
+  if (!route) throw notFound('route');
+  return route;
+}
+
+/** `limit + 1` routes of the project after the cursor, newest first (see `toPage`). */
+export function listProjectRoutes(db: Queryable, projectId: string, query: ListQuery): Promise<RouteRow[]> {
+  return listRoutes(db, { projectId, before: query.after, limit: query.limit + 1 });
+}
+
+/** Changes a route's match or name; a match used by another route is 409 `conflict`. */
+export async function changeRoute(db: Queryable, projectId: string, id: string, changes: RouteChanges): Promise<RouteRow> {
+  if (!isId('route', id)) throw notFound('route');
+  const result = await updateRouteRow(db, projectId, id, changes);
+  if (result === 'not_found') throw notFound('route');
+  if (result === 'match_taken') throw taken(changes.match ?? '');
+  return result.route;
+}
+
+export async function removeRoute(db: Queryable, projectId: string, id: string): Promise<void> {
+  if (!isId('route', id) || !(await deleteRouteRow(db, projectId, id))) throw notFound('route');
+}
