@@ -9,3 +9,4 @@ export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, I
 export { createPool, inTransaction, type Pool, type PoolClient, type Queryable } from './pool';
 export * from './events';
 export * from './service';
+export * from './inbound';
