@@ -3,6 +3,8 @@ import { insertReceivedEmails, type Pool, type ReceivedMessage } from '@mailroom
 
 // Messages per commit at most.
 const MAX_MESSAGES_PER_COMMIT = 64;
+// Commits in flight at once: a second batch is written while the first waits for its WAL flush.
+const MAX_WRITERS = 2;
 // Messages larger than this (bytes) are committed on their own: a commit's statement holds
 // its messages' bytes, so big ones are not piled together.
 const MAX_GROUPED_MESSAGE_BYTES = 256 * 1024;
@@ -23,7 +25,7 @@ export class MessageStore {
   private readonly group: GroupCommit<ReceivedMessage>;
 
   constructor(private readonly options: MessageStoreOptions) {
-    this.group = new GroupCommit((messages) => this.write(messages), MAX_MESSAGES_PER_COMMIT);
+    this.group = new GroupCommit((messages) => this.write(messages), MAX_MESSAGES_PER_COMMIT, MAX_WRITERS);
   }
 
   /** Resolves once the message's rows are committed; rejects (nothing stored) otherwise. */
