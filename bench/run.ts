@@ -4,8 +4,9 @@
  *
  *   accept   POST /emails answered 2xx per second: bare express 5 vs the real gateway
  *   deliver  messages per second into a local SMTP sink: raw pooled nodemailer vs gateway-queued emails sent by the real sender
+ *   receive  messages accepted (250) per second over SMTP, 10 reused connections: a bare smtp-server that discards vs the real MX storing each message
  *
- * Settings (environment): BENCH_SCENARIOS=accept,deliver  BENCH_ROUNDS=2  BENCH_CONNECTIONS=50
+ * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
  * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
@@ -17,12 +18,13 @@ import { type AcceptSettings, measureAccept } from './lib/accept';
 import { createApiToken } from './lib/api';
 import { BenchDatabase, recreateDatabase } from './lib/database';
 import { type DeliverSample, measureDeliverBaseline, measureDeliverOurs } from './lib/deliver';
+import { measureReceive, type ReceiveResult, type ReceiveSettings } from './lib/receive';
 import type { LoadResult } from './lib/load';
 import { REPOSITORY_ROOT } from './lib/paths';
 import { killAllNow, stopAll } from './lib/processes';
 import { deleteRedisKeys } from './lib/redis-keys';
 import { describeMachine, RESULTS_DIR, writeResults } from './lib/results';
-import { type BenchEnvironment, type RunningServer, startBareExpress, startGateway } from './lib/services';
+import { type BenchEnvironment, type RunningServer, startBareExpress, startBareSmtpSink, startGateway, startInboundSmtp } from './lib/services';
 import { SmtpSink } from './lib/smtp-sink';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
 
@@ -38,7 +40,7 @@ function setting(name: string, fallback: number): number {
 }
 
 const settings = {
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver').split(',').map((s) => s.trim()),
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive').split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -51,13 +53,18 @@ const settings = {
     timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
     pollMs: 100,
   },
+  receive: {
+    connections: setting('BENCH_SMTP_CONNECTIONS', 10),
+    durationSeconds: setting('BENCH_DURATION', 10),
+    warmupSeconds: setting('BENCH_WARMUP', 2),
+  } satisfies ReceiveSettings,
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
 };
 
 const runId = randomBytes(4).toString('hex');
-const prefixes = { accept: `mailroom-bench-${runId}-accept`, deliver: `mailroom-bench-${runId}-deliver` };
+const prefixes = { accept: `mailroom-bench-${runId}-accept`, deliver: `mailroom-bench-${runId}-deliver`, receive: `mailroom-bench-${runId}-receive` };
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
   redisUrl: REDIS_URL,
@@ -206,6 +213,49 @@ async function runDeliver(db: BenchDatabase): Promise<void> {
   results.deliver = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
 }
 
+function describeReceive(r: ReceiveResult): string {
+  const problems = r.refused > 0 ? `  refused ${r.refused} (first: ${r.firstError})` : '';
+  return `${fmt(r.perSecond)} msg/s  (${fmt(r.accepted)} answered 250)${problems}`;
+}
+
+async function runReceive(db: BenchDatabase): Promise<void> {
+  const { connections, warmupSeconds, durationSeconds } = settings.receive;
+  const to = 'support@bench.test';
+  log(`\n── receive: ~5 KB messages over SMTP, ${connections} reused connections (MAIL/RCPT/DATA pipelined), ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
+  log('  baseline: bare smtp-server that reads and discards; mailroom: the real MX, each message committed to PostgreSQL before its 250');
+  await db.seedRoute(to);
+  const bare = await startBareSmtpSink(settings.verbose);
+  const mx = await startInboundSmtp(env, prefixes.receive);
+  log(`bare smtp-server up in ${fmt(bare.startupMs)} ms, inbound-smtp up in ${fmt(mx.startupMs)} ms`);
+  const baseline: ReceiveResult[] = [];
+  const ours: ReceiveResult[] = [];
+  const notes: string[] = [];
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      const b = await measureReceive(bare.port, to, settings.receive);
+      baseline.push(b);
+      log(`  ${'bare'.padEnd(10)} ${describeReceive(b)}`);
+      const o = await measureReceive(mx.port, to, settings.receive);
+      ours.push(o);
+      log(`  ${'mailroom'.padEnd(10)} ${describeReceive(o)}`);
+      if (o.firstError) notes.push(`mailroom round ${round}: first refusal: ${o.firstError}`);
+    }
+    const stored = await db.countReceived();
+    const accepted = ours.reduce((sum, r) => sum + r.accepted, 0);
+    log(`  ${fmt(stored)} messages stored by the MX (250 answers in measured windows: ${fmt(accepted)}, plus warm-ups)`);
+    if (stored < accepted) notes.push(`only ${stored} rows stored for ${accepted} answers of 250`);
+  } finally {
+    await Promise.all([bare.child.stop(), mx.child.stop()]);
+    await deleteRedisKeys(REDIS_URL, prefixes.receive);
+    await db.clearReceived();
+  }
+  const b = median(baseline.map((r) => r.perSecond));
+  const o = median(ours.map((r) => r.perSecond));
+  const ratio = b > 0 ? o / b : undefined;
+  results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
+}
+
 async function main(): Promise<void> {
   const started = new Date();
   const machineBefore = describeMachine();
@@ -216,6 +266,7 @@ async function main(): Promise<void> {
   try {
     if (settings.scenarios.includes('accept')) await runAccept(db);
     if (settings.scenarios.includes('deliver')) await runDeliver(db);
+    if (settings.scenarios.includes('receive')) await runReceive(db);
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -229,6 +280,10 @@ async function main(): Promise<void> {
   if (results.deliver) {
     const d = results.deliver;
     rows.push({ scenario: 'deliver', baseline: `${rate(d.baseline.median, 'msg/s')} (raw)`, ours: Number.isFinite(d.ours.median) ? rate(d.ours.median, 'msg/s') : 'pending', ratio: d.ratio, target: d.target, verdict: verdictOf(d.ratio, d.target) });
+  }
+  if (results.receive) {
+    const r = results.receive;
+    rows.push({ scenario: 'receive', baseline: `${rate(r.baseline.median, 'msg/s')} (bare)`, ours: rate(r.ours.median, 'msg/s'), ratio: r.ratio, target: r.target, verdict: verdictOf(r.ratio, r.target) });
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

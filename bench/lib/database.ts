@@ -74,6 +74,21 @@ export class BenchDatabase {
     return rows.map((r) => ({ status: r.status, attempts: r.attempts, lastResponse: r.last_response }));
   }
 
+  /** A project with one route for `match` (the receive scenario's recipients). */
+  async seedRoute(match: string): Promise<void> {
+    await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");
+    await this.client.query("INSERT INTO routes (id, project_id, match) VALUES ('rt_01JBENCH000000000000000001', 'proj_01JBENCH000000000000000000', $1) ON CONFLICT DO NOTHING", [match]);
+  }
+
+  async countReceived(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>('SELECT count(*) AS n FROM received_emails');
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  async clearReceived(): Promise<void> {
+    await this.client.query('TRUNCATE received_emails CASCADE');
+  }
+
   close(): Promise<void> {
     return this.client.end();
   }

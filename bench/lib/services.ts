@@ -79,3 +79,24 @@ export function startRawSender(sinkPort: number, count: number, inFlight: number
     env: { SINK_PORT: String(sinkPort), COUNT: String(count), IN_FLIGHT: String(inFlight) },
   });
 }
+
+/** The real MX: `node --import tsx services/inbound-smtp/src/main.ts`, ready once its SMTP port accepts connections. */
+export async function startInboundSmtp(env: BenchEnvironment, queuePrefix: string): Promise<RunningServer & { port: number }> {
+  const port = await freePort();
+  const child = spawnTs('inbound-smtp', {
+    script: 'services/inbound-smtp/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), SMTP_PORT: String(port) },
+  });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
+}
+
+/** The receive baseline: a bare smtp-server that discards, in its own process; see bare-smtp-sink.ts. */
+export async function startBareSmtpSink(echo: boolean): Promise<RunningServer & { port: number }> {
+  const port = await freePort();
+  const child = spawnTs('bare-smtp-sink', { script: path.join('bench', 'lib', 'bare-smtp-sink.ts'), echo, env: { PORT: String(port) } });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
+}

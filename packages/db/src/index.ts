@@ -11,3 +11,4 @@ export * from './events';
 export * from './service';
 export * from './routes';
 export * from './received';
+export * from './inbound';

@@ -1,1 +1,1 @@
-export {};
+export { startInbound, type InboundOptions, type RunningInbound } from './start-inbound';

@@ -1,0 +1,38 @@
+import type { Queryable } from '../pool';
+
+/** A route as the MX needs it to accept a recipient. */
+export interface RouteMatch {
+  id: string;
+  projectId: string;
+  /** The stored match: `support@acme.test` or `*@acme.test`. */
+  match: string;
+}
+
+/**
+ * The routes whose match is one of `matches` (already normalized by `routeCandidates`), in
+ * the order of `matches`, so the first is the most specific. One indexed lookup on the
+ * unique `routes.match`.
+ */
+export async function findRoutesByMatch(db: Queryable, matches: readonly string[]): Promise<RouteMatch[]> {
+  if (matches.length === 0) return [];
+  const { rows } = await db.query<{ id: string; project_id: string; match: string }>({
+    name: 'mailroom-find-routes-by-match',
+    text: 'SELECT id, project_id, match FROM routes WHERE match = ANY($1::text[])',
+    values: [matches],
+  });
+  const byMatch = new Map(rows.map((r) => [r.match, { id: r.id, projectId: r.project_id, match: r.match }]));
+  return matches.flatMap((m) => byMatch.get(m) ?? []);
+}
+
+/**
+ * The project of the sent email an `email_recipients` row belongs to (the subject of a VERP
+ * return path), or null when no such recipient exists (deleted, or never ours).
+ */
+export async function findRecipientProject(db: Queryable, recipientId: string): Promise<string | null> {
+  const { rows } = await db.query<{ project_id: string }>({
+    name: 'mailroom-find-recipient-project',
+    text: 'SELECT e.project_id FROM email_recipients r JOIN emails e ON e.id = r.email_id WHERE r.id = $1',
+    values: [recipientId],
+  });
+  return rows[0]?.project_id ?? null;
+}

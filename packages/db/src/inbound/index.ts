@@ -1,0 +1,2 @@
+export * from './find-routes';
+export * from './insert-received-emails';

@@ -1,0 +1,111 @@
+import type { Logger } from '@mailroom/core';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { ConnectionLimits } from './connection-limits';
+import type { MessageStore } from './message-store';
+import type { InboundMetrics } from './metrics';
+import { type Drain, SHUTTING_DOWN } from './drain';
+import { handleData, type DataHandlerDeps } from './handle-data';
+import { handleRcptTo } from './handle-rcpt-to';
+import type { RecipientResolver } from './resolve-recipient';
+import { refusal } from './smtp-error';
+import { Transactions } from './transactions';
+
+// Recipients per message (DESIGN §7); the next one gets 452 4.5.3.
+export const MAX_RECIPIENTS = 100;
+// How long smtp-server waits for connections to go away after close(), in ms.
+const CLOSE_TIMEOUT_MS = 2_000;
+
+export interface MxServerOptions {
+  /** The greeting's host name. */
+  name: string;
+  /** SIZE in bytes (INBOUND_MAX_MESSAGE_BYTES). */
+  maxMessageBytes: number;
+  /** PEM key and certificate; STARTTLS is offered only with them. */
+  tls: { key: Buffer; cert: Buffer } | undefined;
+  /** Expect a PROXY protocol header on every connection (SMTP_PROXY_PROTOCOL). */
+  proxyProtocol: boolean;
+  maxConnections: number;
+  idleTimeoutMs: number;
+  limits: ConnectionLimits;
+  resolver: RecipientResolver;
+  store: MessageStore;
+  drain: Drain;
+  metrics: InboundMetrics;
+  logger: Logger;
+}
+
+/**
+ * The MX's smtp-server: EHLO offers SIZE, 8BITMIME, SMTPUTF8, PIPELINING, ENHANCEDSTATUSCODES
+ * and STARTTLS when a certificate is configured; never AUTH. Handlers accept recipients per
+ * DESIGN §7 and store each message before its 250. The server is built, not started.
+ */
+export function createMxServer(options: MxServerOptions): SMTPServer {
+  const { limits, metrics, logger, drain } = options;
+  const transactions = new Transactions();
+  const data: DataHandlerDeps = { store: options.store, drain, transactions, metrics, logger };
+  const serverOptions: SMTPServerOptions = {
+    name: options.name,
+    banner: 'Mailroom',
+    size: options.maxMessageBytes,
+    // Over SIZE is 552 5.3.4 whatever onData says; onData stores nothing for it.
+    rejectOversized: true,
+    maxRecipients: MAX_RECIPIENTS,
+    maxClients: options.maxConnections,
+    socketTimeout: options.idleTimeoutMs,
+    closeTimeout: CLOSE_TIMEOUT_MS,
+    useProxy: options.proxyProtocol,
+    hideENHANCEDSTATUSCODES: false,
+    hideDSN: true,
+    hideREQUIRETLS: true,
+    authOptional: true,
+    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    hideSTARTTLS: !options.tls,
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
+    // The client IP is logged and stored; a PTR lookup per connection buys nothing here.
+    disableReverseLookup: true,
+    logger: false,
+    onConnect(session, callback) {
+      if (drain.isDraining) {
+        metrics.connectionsRefused.inc({ reason: 'shutting_down' });
+        return callback(refusal(421, SHUTTING_DOWN.enhancedCode, SHUTTING_DOWN.text));
+      }
+      if (!limits.admit(session.id, session.remoteAddress)) {
+        metrics.connectionsRefused.inc({ reason: 'per_ip_limit' });
+        return callback(refusal(421, '4.7.0', 'Too many connections from your address; try again later.'));
+      }
+      metrics.connections.inc();
+      callback();
+    },
+    onClose(session) {
+      limits.release(session.id);
+      transactions.end(session.id);
+    },
+    onMailFrom(_address, session, callback) {
+      transactions.begin(session.id);
+      callback();
+    },
+    onRcptTo(address, session, callback) {
+      handleRcptTo({ resolver: options.resolver, transactions, metrics, logger }, address.address, session.id).then(
+        () => callback(),
+        (err: Error) => callback(err),
+      );
+    },
+    onData(stream, session, callback) {
+      // The reply is written inside the callback; a draining server then closes the session.
+      handleData(data, stream, session).then(
+        (reply) => {
+          callback(null, reply);
+          drain.afterReply(server, session.id);
+        },
+        (err: Error) => {
+          callback(err);
+          drain.afterReply(server, session.id);
+        },
+      );
+    },
+  };
+  const server = new SMTPServer(serverOptions);
+  // Socket errors of single connections (resets, TLS failures) end those connections only.
+  server.on('error', (err) => logger.debug({ err: err.message }, 'smtp connection error'));
+  return server;
+}

@@ -1,0 +1,65 @@
+import type { Logger } from '@mailroom/core';
+import type { ReceivedMessage } from '@mailroom/db';
+import type { SMTPServerSession } from 'smtp-server';
+import type { Readable } from 'node:stream';
+import { buildCopies } from './build-copies';
+import type { Drain } from './drain';
+import type { MessageStore } from './message-store';
+import type { InboundMetrics, RefusalReason } from './metrics';
+import { MAX_LINE_BYTES, receiveData } from './receive-data';
+import { failureReply, smtpError } from './smtp-error';
+import type { Transactions } from './transactions';
+
+export interface DataHandlerDeps {
+  store: MessageStore;
+  drain: Drain;
+  transactions: Transactions;
+  metrics: InboundMetrics;
+  logger: Logger;
+}
+
+const REFUSAL_REASON = { size: 'size', line: 'line_too_long', aborted: 'aborted' } as const satisfies Record<string, RefusalReason>;
+
+/**
+ * DATA: reads the message, stores one row per project (and per feedback address) in one
+ * commit, and only then resolves with the 250 text. Resolving or rejecting is the reply; a
+ * rejection is never a 5xx for an outage (`451 4.3.0`), and nothing is stored for a refused
+ * message.
+ */
+export function handleData(deps: DataHandlerDeps, stream: Readable, session: SMTPServerSession): Promise<string> {
+  return deps.drain.track(session.id, receiveAndStore(deps, stream, session));
+}
+
+async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session: SMTPServerSession): Promise<string> {
+  const received = await receiveData(stream);
+  if (!received.ok) {
+    deps.metrics.messagesRefused.inc({ reason: REFUSAL_REASON[received.reason] });
+    // Over SIZE: smtp-server answers 552 5.3.4 itself (rejectOversized), whatever this says.
+    if (received.reason === 'size') return 'Message size exceeds fixed limit.';
+    if (received.reason === 'line') throw smtpError(554, `Message has a line longer than ${MAX_LINE_BYTES} bytes.`);
+    // The client is gone; nobody reads this.
+    throw smtpError(451, 'Message not received in full.');
+  }
+  const { envelope } = session;
+  const copies = buildCopies(deps.transactions.recipients(session.id, envelope.rcptTo.map((r) => r.address)));
+  const first = copies[0];
+  // smtp-server takes DATA only after an accepted RCPT, so this is a bug, not a client error.
+  if (!first) throw failureReply(new Error('DATA without an accepted recipient'));
+  const message: ReceivedMessage = {
+    mailFrom: envelope.mailFrom ? envelope.mailFrom.address : '',
+    remoteAddress: session.remoteAddress || null,
+    helo: session.hostNameAppearsAs || null,
+    raw: received.raw,
+    copies,
+  };
+  try {
+    await deps.store.store(message);
+  } catch (err) {
+    deps.metrics.messagesRefused.inc({ reason: 'unavailable' });
+    deps.logger.error({ err, bytes: received.raw.length }, 'storing a received message failed');
+    throw failureReply(err);
+  }
+  deps.metrics.messagesAccepted.inc();
+  deps.metrics.bytesStored.inc(received.raw.length);
+  return `Ok: queued as ${first.id}`;
+}

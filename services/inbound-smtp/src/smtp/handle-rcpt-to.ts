@@ -1,0 +1,33 @@
+import type { Logger } from '@mailroom/core';
+import type { InboundMetrics } from './metrics';
+import type { RecipientResolver } from './resolve-recipient';
+import { failureReply, smtpError } from './smtp-error';
+import type { Transactions } from './transactions';
+
+export interface RcptToDeps {
+  resolver: RecipientResolver;
+  transactions: Transactions;
+  metrics: InboundMetrics;
+  logger: Logger;
+}
+
+/**
+ * RCPT TO: accepts a recipient the resolver knows (route, VERP, fbl@), refuses any other with
+ * `550 5.1.1`, and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the
+ * sending MTA retries rather than bounces.
+ */
+export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId: string): Promise<void> {
+  let recipient: Awaited<ReturnType<RecipientResolver['resolve']>>;
+  try {
+    recipient = await deps.resolver.resolve(address);
+  } catch (err) {
+    deps.metrics.recipientsRefused.inc({ reason: 'unavailable' });
+    deps.logger.warn({ err }, 'recipient lookup failed');
+    throw failureReply(err);
+  }
+  if (!recipient) {
+    deps.metrics.recipientsRefused.inc({ reason: 'unknown_recipient' });
+    throw smtpError(550, 'No such recipient here.');
+  }
+  deps.transactions.accept(sessionId, recipient);
+}

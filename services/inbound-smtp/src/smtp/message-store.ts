@@ -1,0 +1,40 @@
+import { GroupCommit, type Logger } from '@mailroom/core';
+import { insertReceivedEmails, type Pool, type ReceivedMessage } from '@mailroom/db';
+
+// Messages per commit at most.
+const MAX_MESSAGES_PER_COMMIT = 64;
+// Commits in flight at once: a second batch is written while the first waits for its WAL flush.
+const MAX_WRITERS = 2;
+// Messages larger than this (bytes) are committed on their own: a commit's statement holds
+// its messages' bytes, so big ones are not piled together.
+const MAX_GROUPED_MESSAGE_BYTES = 256 * 1024;
+
+export interface MessageStoreOptions {
+  pool: Pool;
+  /** Called with the ids of every commit, after it; the inbound queue's producer. Must not throw. */
+  committed(ids: string[]): void;
+  logger: Logger;
+}
+
+/**
+ * Stores received messages durably before their 250. Concurrent messages share one
+ * statement and one commit (group commit), so the cost of a WAL flush is spread over every
+ * message in flight; a message is answered once its own commit is done.
+ */
+export class MessageStore {
+  private readonly group: GroupCommit<ReceivedMessage>;
+
+  constructor(private readonly options: MessageStoreOptions) {
+    this.group = new GroupCommit((messages) => this.write(messages), MAX_MESSAGES_PER_COMMIT, MAX_WRITERS);
+  }
+
+  /** Resolves once the message's rows are committed; rejects (nothing stored) otherwise. */
+  store(message: ReceivedMessage): Promise<void> {
+    return message.raw.length > MAX_GROUPED_MESSAGE_BYTES ? this.write([message]) : this.group.submit([message]);
+  }
+
+  private async write(messages: ReceivedMessage[]): Promise<void> {
+    await insertReceivedEmails(this.options.pool, messages);
+    this.options.committed(messages.flatMap((m) => m.copies.map((c) => c.id)));
+  }
+}

@@ -1,0 +1,67 @@
+import { routeCandidates, type Verp } from '@mailroom/core';
+import { findRecipientProject, findRoutesByMatch, type Queryable, type RouteMatch } from '@mailroom/db';
+
+// How long a route found for an address is reused without asking PostgreSQL again (ms).
+export const ROUTE_CACHE_TTL_MS = 5_000;
+// Addresses remembered at most; the cache starts over when full.
+const ROUTE_CACHE_SIZE = 10_000;
+
+/** Why the MX accepts a recipient (DESIGN §7). */
+export type Recipient =
+  | { kind: 'route'; address: string; routeId: string; projectId: string }
+  | { kind: 'verp'; address: string; recipientId: string; projectId: string }
+  | { kind: 'fbl'; address: string };
+
+export interface RecipientResolverOptions {
+  db: Queryable;
+  verp: Verp;
+  /** BOUNCE_DOMAIN: `fbl@` it is the feedback-loop address. */
+  bounceDomain: string;
+}
+
+/**
+ * Decides whether the MX accepts a recipient: a VERP return path whose MAC verifies and whose
+ * recipient row exists, `fbl@BOUNCE_DOMAIN`, or an address a route claims (exact, then without
+ * `+tag`, then `*@domain`). Anything else is null, and is refused: never an open relay.
+ *
+ * Routes found are cached for ROUTE_CACHE_TTL_MS (a lookup per RCPT was half the MX's
+ * PostgreSQL work); misses are never cached, so a route created a moment ago accepts mail at
+ * once and nobody gets a permanent 550 from a stale cache. The cost: for up to 5 s after a
+ * route is deleted, mail for it is still accepted and stored in its (former) project.
+ */
+export class RecipientResolver {
+  private readonly fbl: string;
+  private readonly routes = new Map<string, { route: RouteMatch; expiresAt: number }>();
+
+  constructor(private readonly options: RecipientResolverOptions) {
+    this.fbl = `fbl@${options.bounceDomain}`.toLowerCase();
+  }
+
+  async resolve(address: string): Promise<Recipient | null> {
+    const recipientId = this.options.verp.parse(address);
+    if (recipientId) {
+      const projectId = await findRecipientProject(this.options.db, recipientId);
+      return projectId ? { kind: 'verp', address, recipientId, projectId } : null;
+    }
+    if (address.toLowerCase() === this.fbl) return { kind: 'fbl', address };
+    const route = await this.findRoute(address);
+    return route ? { kind: 'route', address, routeId: route.id, projectId: route.projectId } : null;
+  }
+
+  private async findRoute(address: string): Promise<RouteMatch | undefined> {
+    const candidates = routeCandidates(address);
+    const key = candidates[0];
+    if (!key) return undefined;
+    const now = Date.now();
+    const cached = this.routes.get(key);
+    if (cached && cached.expiresAt > now) return cached.route;
+    const [route] = await findRoutesByMatch(this.options.db, candidates);
+    if (route) {
+      if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
+      this.routes.set(key, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });
+    } else {
+      this.routes.delete(key);
+    }
+    return route;
+  }
+}

@@ -1,0 +1,27 @@
+import { type SmtpErrorReply, toSmtpReply } from '@mailroom/core';
+
+/** An error smtp-server turns into a reply: `responseCode`, then the message as the text. */
+export type SmtpError = Error & { responseCode: number };
+
+/**
+ * An error for a handler's callback. The server runs with ENHANCEDSTATUSCODES, and smtp-server
+ * writes the enhanced code it keeps for each basic code (550 → 5.1.1, 451 → 4.3.0, 554 →
+ * 5.6.0), so `text` carries none.
+ */
+export function smtpError(code: number, text: string): SmtpError {
+  return Object.assign(new Error(text), { responseCode: code });
+}
+
+/** Any failure (PostgreSQL down, a bug) as the reply `toSmtpReply` gives it: never a 5xx for an outage. */
+export function failureReply(err: unknown): SmtpError {
+  const reply: SmtpErrorReply = toSmtpReply(err);
+  return smtpError(reply.code, reply.message);
+}
+
+/**
+ * An error that refuses a connection before the greeting. smtp-server writes these without an
+ * enhanced code of its own, so the text begins with one (`4.7.0 …`).
+ */
+export function refusal(code: number, enhancedCode: string, text: string): SmtpError {
+  return smtpError(code, `${enhancedCode} ${text}`);
+}

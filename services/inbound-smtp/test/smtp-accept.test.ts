@@ -1,0 +1,165 @@
+import { spawn } from 'node:child_process';
+import { deriveKey, queues, Verp } from '@mailroom/core';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { createTransport } from 'nodemailer';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+import { message, RawSmtp, seedProject, seedSentRecipient, startTestMx, storedRows, type TestMx, until } from './smtp-support';
+
+function transportTo(port: number) {
+  return createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, name: 'client.example.test' });
+}
+
+async function rcptReply(port: number, to: string): Promise<string> {
+  const smtp = await RawSmtp.open(port);
+  await smtp.reply();
+  await smtp.command('EHLO client.example.test');
+  await smtp.command('MAIL FROM:<ann@example.test>');
+  const reply = await smtp.command(`RCPT TO:<${to}>`);
+  smtp.end();
+  return reply;
+}
+
+function swaks(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('swaks', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+describe('the MX accepting mail', () => {
+  let t: TestMx;
+  let acme: { projectId: string; routes: Record<string, string> };
+  let other: { projectId: string; routes: Record<string, string> };
+
+  beforeAll(async () => {
+    t = await startTestMx({ label: 'smtpaccept' });
+    acme = await seedProject(t.pool, ['support@acme.test', '*@wild.acme.test']);
+    other = await seedProject(t.pool, ['sales@other.test']);
+  });
+  afterAll(() => t.close());
+  beforeEach(() => t.pool.query({ text: 'DELETE FROM received_emails' }));
+
+  test('when nodemailer delivers to a route, then 250 comes only with the row stored: exact raw bytes and the envelope', async () => {
+    const raw = message('Nodemailer', 'Line one.\r\n.leading dot\r\n..two dots\r\n');
+    const info = await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['Support@ACME.test'] }, raw });
+    expect(info.response).toMatch(/^250 2\.6\.0 Ok: queued as inb_[0-9A-Z]{26}$/);
+    const rows = await storedRows(t.pool);
+    expect(rows).toHaveLength(1);
+    const [row] = rows;
+    expect(info.response).toContain(row?.id);
+    expect(row).toMatchObject({
+      project_id: acme.projectId,
+      kind: 'route',
+      route_ids: [acme.routes['support@acme.test']],
+      feedback_recipient_id: null,
+      mail_from: 'ann@example.test',
+      // smtp-server lower-cases the domain; the local part stays as sent.
+      rcpt_to: ['Support@acme.test'],
+      remote_address: '127.0.0.1',
+      helo: 'client.example.test',
+      size: raw.length,
+      processed_at: null,
+    });
+    expect(row?.raw.equals(raw)).toBe(true);
+  });
+
+  test('when swaks delivers with the null sender to a +tag address and a wildcard route, then one row holds both recipients and routes in RCPT order', async () => {
+    const { code, output } = await swaks([
+      '--server', `127.0.0.1:${t.mx.port}`, '--helo', 'swaks.example.test', '--from', '<>', '--to', 'support+tickets@acme.test,anyone@wild.acme.test',
+      '--header', 'Subject: from swaks', '--body', 'Sent by swaks.', '--silent', '1',
+    ]);
+    expect({ code, output }).toMatchObject({ code: 0 });
+    const [row, ...rest] = await storedRows(t.pool);
+    expect(rest).toHaveLength(0);
+    expect(row).toMatchObject({
+      project_id: acme.projectId,
+      route_ids: [acme.routes['support@acme.test'], acme.routes['*@wild.acme.test']],
+      mail_from: '',
+      rcpt_to: ['support+tickets@acme.test', 'anyone@wild.acme.test'],
+      helo: 'swaks.example.test',
+    });
+    expect(row?.raw.toString()).toContain('Subject: from swaks\r\n');
+    expect(row?.raw.toString()).toContain('Sent by swaks.');
+  });
+
+  test('when a recipient matches no route, then RCPT gets 550 5.1.1; an open relay attempt too', async () => {
+    expect(await rcptReply(t.mx.port, 'nobody@acme.test')).toMatch(/^550 5\.1\.1 /);
+    expect(await rcptReply(t.mx.port, 'victim@gmail.com')).toMatch(/^550 5\.1\.1 /);
+    expect(await rcptReply(t.mx.port, 'support@acme.test@evil.test')).toMatch(/^5\d\d /);
+  });
+
+  test('when a VERP address has a wrong MAC or names no recipient, then 550; with the right MAC, then it is stored as feedback in the sent email’s project', async () => {
+    const recipientId = await seedSentRecipient(t.pool, acme.projectId);
+    const verp = new Verp(deriveKey(TEST_SECRET_KEY, 'verp'), 'bounces.mailroom.test');
+    const good = verp.returnPath(recipientId);
+    const forged = good.replace(/-[0-9a-f]{12}@/, '-000000000000@');
+    expect(await rcptReply(t.mx.port, forged)).toMatch(/^550 5\.1\.1 /);
+    const unknown = verp.returnPath('rcpt_01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(await rcptReply(t.mx.port, unknown)).toMatch(/^550 5\.1\.1 /);
+    const wrongDomain = verp.returnPath(recipientId, 'elsewhere.test');
+    expect(await rcptReply(t.mx.port, wrongDomain)).toMatch(/^550 5\.1\.1 /);
+
+    await transportTo(t.mx.port).sendMail({ envelope: { from: '', to: [good, 'fbl@bounces.mailroom.test'] }, raw: message('Bounce') });
+    const rows = await storedRows(t.pool);
+    expect(rows.map(({ project_id, kind, route_ids, feedback_recipient_id, rcpt_to }) => ({ project_id, kind, route_ids, feedback_recipient_id, rcpt_to }))).toEqual([
+      { project_id: acme.projectId, kind: 'feedback', route_ids: [], feedback_recipient_id: recipientId, rcpt_to: [good] },
+      { project_id: null, kind: 'feedback', route_ids: [], feedback_recipient_id: null, rcpt_to: ['fbl@bounces.mailroom.test'] },
+    ]);
+    expect(rows[0]?.raw.equals(rows[1]?.raw as Buffer)).toBe(true);
+  });
+
+  test('when one message is addressed to routes of two projects, then two rows, each with only its project’s recipients and routes', async () => {
+    const raw = message('Two projects');
+    await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['sales@other.test', 'support@acme.test'] }, raw });
+    const rows = await storedRows(t.pool);
+    expect(rows.map((r) => ({ project: r.project_id, rcpt: r.rcpt_to, routes: r.route_ids }))).toEqual([
+      { project: other.projectId, rcpt: ['sales@other.test'], routes: [other.routes['sales@other.test']] },
+      { project: acme.projectId, rcpt: ['support@acme.test'], routes: [acme.routes['support@acme.test']] },
+    ]);
+    expect(rows.every((r) => r.raw.equals(raw))).toBe(true);
+  });
+
+  test('when a message is stored, then an inbound job with its ids is in Redis under the service’s prefix', async () => {
+    const info = await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['support@acme.test'] }, raw: message('Queued') });
+    const id = /inb_[0-9A-Z]{26}/.exec(info.response)?.[0];
+    const connection = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+    const queue = new Queue(queues.inbound.name, { connection, prefix: t.config.queuePrefix });
+    try {
+      let found: string[] = [];
+      await until(async () => {
+        const jobs = await queue.getJobs(['wait', 'prioritized', 'delayed']);
+        found = jobs.flatMap((j) => j.data.receivedEmailIds as string[]);
+        return found.includes(id as string);
+      }, 5_000, 'the inbound job');
+      expect(found).toContain(id);
+    } finally {
+      await queue.obliterate({ force: true });
+      await queue.close();
+      connection.disconnect();
+    }
+  });
+
+  test('when a client says EHLO, then SIZE, 8BITMIME, SMTPUTF8 and PIPELINING are offered, and neither AUTH nor (without a certificate) STARTTLS', async () => {
+    const smtp = await RawSmtp.open(t.mx.port);
+    await smtp.reply();
+    const ehlo = await smtp.command('EHLO client.example.test');
+    smtp.end();
+    const features = ehlo.split('\n').map((l) => l.slice(4).trim());
+    expect(features).toEqual(expect.arrayContaining([`SIZE ${t.config.inboundMaxMessageBytes}`, '8BITMIME', 'SMTPUTF8', 'PIPELINING']));
+    expect(features.some((f) => /^AUTH|^STARTTLS/.test(f))).toBe(false);
+  });
+
+  test('when messages were accepted and refused, then the counters say so on the registry the ops server serves', async () => {
+    await rcptReply(t.mx.port, 'nobody@acme.test');
+    const metrics = await t.mx.registry.metrics();
+    expect(metrics).toMatch(/mailroom_inbound_smtp_messages_accepted_total [1-9]/);
+    expect(metrics).toMatch(/mailroom_inbound_smtp_recipients_refused_total\{reason="unknown_recipient"\} [1-9]/);
+    expect(metrics).toMatch(/mailroom_inbound_smtp_stored_bytes_total [1-9]/);
+    expect(metrics).toMatch(/mailroom_inbound_smtp_connections_total [1-9]/);
+  });
+});

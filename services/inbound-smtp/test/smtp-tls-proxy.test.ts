@@ -1,0 +1,68 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTransport } from 'nodemailer';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
+
+describe('the MX with a certificate and behind a PROXY-protocol load balancer', () => {
+  let database: TestDatabase;
+  let dir: string;
+  let tls: TestMx;
+  let proxied: TestMx;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'mx-tls-'));
+    execFileSync('/usr/bin/openssl', [
+      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=mx.mailroom.test',
+      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
+    ], { stdio: 'ignore' });
+    database = await createTestDatabase('smtptls');
+    tls = await startTestMx({ database, env: { SMTP_TLS_CERT_FILE: join(dir, 'cert.pem'), SMTP_TLS_KEY_FILE: join(dir, 'key.pem') } });
+    proxied = await startTestMx({ database, env: { SMTP_PROXY_PROTOCOL: 'true', SMTP_MAX_CONNECTIONS_PER_IP: '1' } });
+    await seedProject(tls.pool, ['support@acme.test']);
+  });
+  afterAll(async () => {
+    await tls.close();
+    await proxied.close();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  beforeEach(() => tls.pool.query({ text: 'DELETE FROM received_emails' }));
+
+  test('when SMTP_TLS_CERT_FILE/KEY_FILE are set, then STARTTLS is offered and a client that requires it delivers over TLS', async () => {
+    const smtp = await RawSmtp.open(tls.mx.port);
+    await smtp.reply();
+    expect(await smtp.command('EHLO client.example.test')).toMatch(/^250[- ]STARTTLS$/m);
+    smtp.end();
+    const transport = createTransport({ host: '127.0.0.1', port: tls.mx.port, secure: false, requireTLS: true, tls: { rejectUnauthorized: false } });
+    const raw = message('Over TLS');
+    const info = await transport.sendMail({ envelope: { from: 'ann@example.test', to: ['support@acme.test'] }, raw });
+    expect(info.response).toMatch(/^250 /);
+    const [row] = await storedRows(tls.pool);
+    expect(row?.raw.equals(raw)).toBe(true);
+  });
+
+  test('when SMTP_PROXY_PROTOCOL=true, then the client address of the PROXY header is the remote address stored and counted per IP', async () => {
+    const smtp = await RawSmtp.open(proxied.mx.port, 'PROXY TCP4 203.0.113.7 192.0.2.1 54321 25\r\n');
+    await smtp.startMessage('ann@example.test', ['support@acme.test']);
+    // The per-IP limit (1) counts the PROXY address: another client from it is refused, one from elsewhere is not.
+    const sameIp = await RawSmtp.open(proxied.mx.port, 'PROXY TCP4 203.0.113.7 192.0.2.1 54322 25\r\n');
+    expect(await sameIp.reply()).toMatch(/^421 4\.7\.0 /);
+    const otherIp = await RawSmtp.open(proxied.mx.port, 'PROXY TCP4 198.51.100.9 192.0.2.1 54323 25\r\n');
+    expect(await otherIp.reply()).toMatch(/^220 /);
+    otherIp.end();
+    smtp.write(message('Proxied'));
+    expect(await smtp.command('.')).toMatch(/^250 /);
+    smtp.end();
+    const [row] = await storedRows(proxied.pool);
+    expect(row?.remote_address).toBe('203.0.113.7');
+  });
+
+  test('when SMTP_PROXY_PROTOCOL=true and a client sends no PROXY header, then it is dropped without a session', async () => {
+    const smtp = await RawSmtp.open(proxied.mx.port, 'EHLO sneaky.example.test\r\n');
+    expect(await smtp.reply()).toBe('');
+    expect(await smtp.closedByServer()).toBe(true);
+  });
+});
