@@ -19,6 +19,7 @@ import {
 import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/db';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
+import { sameHtmlForEveryone } from './message/build-skeleton';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
@@ -63,6 +64,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
+    personalizeHtml: sameHtmlForEveryone,
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
