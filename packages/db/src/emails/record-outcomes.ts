@@ -21,14 +21,15 @@ interface LockedRecipient {
  * nor lose updates), each recipient's current row is read and every outcome applied to it in
  * order under DESIGN §4's transitions (see applyOutcome), then the recipients, their events
  * (written to the outbox), suppressions and each email's summarised status and last event are
- * written. A batch of replays alone writes nothing.
+ * written. A batch of replays alone writes nothing. Returns how many events were appended:
+ * when any were, the caller notifies the `events` queue once this has returned (committed).
  */
-export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord[]): Promise<void> {
-  if (records.length === 0) return;
+export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
   const emailIds = [...new Set(records.map((r) => r.email.id))].sort();
   const recipientIds = [...new Set(records.map((r) => r.recipient.id))];
 
-  await inTransaction(pool, async (client) => {
+  return inTransaction(pool, async (client) => {
     const states = await lockRecipients(client, emailIds, recipientIds);
     const changed = new Set<string>();
     const events: EmailEventRow[] = [];
@@ -44,11 +45,12 @@ export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord
       events.push(...applied.events);
       if (applied.suppression) suppressions.push(applied.suppression);
     }
-    if (changed.size === 0 && events.length === 0) return;
+    if (changed.size === 0 && events.length === 0) return 0;
     await updateRecipients(client, [...changed].map((id) => ({ id, state: states.get(id)! })));
     await insertSuppressions(client, suppressions);
     await insertEvents(client, events);
     await summarise(client, emailIds);
+    return events.length;
   });
 }
 
