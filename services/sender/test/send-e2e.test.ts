@@ -71,7 +71,7 @@ describe('sending through a smarthost', () => {
   });
 
   test('when an email is delivered and a test address is simulated, then the events queue holds wake-ups for their committed events', async () => {
-    const redis = createRedis(s.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'producer');
+    const redis = createRedis(s.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'request');
     const { queue } = openQueue(queues.events, { connection: redis, prefix: s.env.QUEUE_PREFIX! });
     try {
       for (const to of ['ok-notify@example.test', 'delivered@sandbox.mailroom.test']) {
