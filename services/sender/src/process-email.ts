@@ -94,7 +94,7 @@ async function settleAll(tasks: Promise<unknown>[]): Promise<void> {
 }
 
 /** Maps a delivery outcome onto the recipient's next state, applying the retry policy. */
-export function toRecipientOutcome(
+function toRecipientOutcome(
   delivery: DeliveryOutcome,
   attempt: Omit<DeferredAttempt, 'retryAfterSeconds'>,
   schedule: readonly number[],
