@@ -24,7 +24,7 @@ export const FINAL_STATUSES: ReadonlySet<DeliveryStatus> = new Set([
   'canceled',
 ]);
 
-export const isFinal = (status: DeliveryStatus) => FINAL_STATUSES.has(status);
+const isFinal = (status: DeliveryStatus) => FINAL_STATUSES.has(status);
 
 /** Statuses of a recipient the sender still attempts (when due). */
 export const ATTEMPTABLE_STATUSES: readonly DeliveryStatus[] = ['queued', 'sent', 'delivery_delayed'];

@@ -11,7 +11,7 @@ export interface QueueDefinition<Schema extends z.ZodType> {
   jobOptions: JobsOptions;
 }
 
-export function defineQueue<Schema extends z.ZodType>(definition: QueueDefinition<Schema>): QueueDefinition<Schema> {
+function defineQueue<Schema extends z.ZodType>(definition: QueueDefinition<Schema>): QueueDefinition<Schema> {
   return Object.freeze(definition);
 }
 

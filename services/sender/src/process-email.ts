@@ -1,7 +1,7 @@
 import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailroom/core';
 import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
-import { buildMessage } from './build-message';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
+import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
 import type { DueRecipient, OutgoingEmail, SendStore } from './send-store';
 import { simulateOutcome } from './simulate-outcome';
@@ -18,6 +18,8 @@ export interface ProcessDeps {
   logger: Logger;
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
+  /** The HTML part for each recipient (the email's own HTML today; tracking will personalize it). */
+  personalizeHtml: PersonalizeHtml;
 }
 
 // Recipients of one email attempted at once, over pooled connections.
@@ -25,7 +27,8 @@ const RECIPIENT_PARALLELISM = 5;
 
 /**
  * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
- * built once, one SMTP transaction per recipient with a VERP return path; test addresses
+ * compiled once, only the HTML part built per recipient, one SMTP transaction per recipient
+ * with a VERP return path; test addresses
  * simulated instead), records every outcome as it comes, and gives the emails back due at their next retry.
  */
 export async function processSendJob(deps: ProcessDeps, emailIds: readonly string[]): Promise<void> {
@@ -50,9 +53,12 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
     await deps.outcomes.submit(email.suppressed.map((recipient) => ({ email, recipient, outcome: { kind: 'suppressed' }, startedAt: now, endedAt: now })));
   }
   if (email.due.length === 0) return;
-  let raw: Promise<Buffer> | null = null;
-  // Built once, on the first recipient that is really delivered: test addresses need no message.
-  const message = () => (raw ??= email.hasAttachments ? deps.store.attachments(email.id).then((a) => buildMessage(email, a)) : buildMessage(email, []));
+  let compiled: Promise<MessageSkeleton> | null = null;
+  // Compiled once, on the first recipient that is really delivered: test addresses need no message.
+  const skeleton = () =>
+    (compiled ??= email.hasAttachments
+      ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a))
+      : MessageSkeleton.build(email, []));
   const queue = [...email.due];
   const worker = async () => {
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
@@ -60,7 +66,11 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
       const simulated = simulateOutcome(recipient.address, recipient.attempts);
       const delivery = simulated
         ? simulated.delivery
-        : await deps.deliverer.deliver({ envelopeFrom: deps.verp.returnPath(recipient.id), recipient: recipient.address, raw: await message() });
+        : await deps.deliverer.deliver({
+            envelopeFrom: deps.verp.returnPath(recipient.id),
+            recipient: recipient.address,
+            raw: await (await skeleton()).forRecipient(recipient, deps.personalizeHtml),
+          });
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
       const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
@@ -84,7 +94,7 @@ async function settleAll(tasks: Promise<unknown>[]): Promise<void> {
 }
 
 /** Maps a delivery outcome onto the recipient's next state, applying the retry policy. */
-export function toRecipientOutcome(
+function toRecipientOutcome(
   delivery: DeliveryOutcome,
   attempt: Omit<DeferredAttempt, 'retryAfterSeconds'>,
   schedule: readonly number[],

@@ -6,6 +6,7 @@ import {
   createLimiter,
   createServiceRegistry,
   deriveKey,
+  EventQueue,
   GroupCommit,
   openQueue,
   openWorker,
@@ -19,6 +20,8 @@ import {
 import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/db';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
+import { EventNotifier } from './event-notifier';
+import { sameHtmlForEveryone } from './message/build-skeleton';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
@@ -46,6 +49,12 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
+  const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
+  const events = new EventNotifier(eventQueue, logger.child({ component: 'events' }));
+  /** Every outcome the sender has (attempts, suppressed recipients, test addresses' simulated ones) is written here. */
+  const writeOutcomes = async (records: OutcomeRecord[]) => {
+    if ((await recordOutcomes(pool, records)) > 0) events.committed();
+  };
   const deps: ProcessDeps = {
     store: new SendStore(pool, owner, config.leaseSeconds),
     deliverer: new Deliverer({
@@ -58,11 +67,12 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     }),
     verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain),
     sendQueue,
-    outcomes: new GroupCommit<OutcomeRecord>((records) => recordOutcomes(pool, records), MAX_OUTCOMES_PER_COMMIT),
+    outcomes: new GroupCommit<OutcomeRecord>(writeOutcomes, MAX_OUTCOMES_PER_COMMIT),
     limit: createLimiter(config.senderConcurrency),
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
+    personalizeHtml: sameHtmlForEveryone,
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
@@ -109,7 +119,8 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.
       await Promise.all([worker.close(), maintenanceWorker.close()]);
-      await Promise.all([maintenance.close(), sendQueue.close(), deps.deliverer.close()]);
+      await events.settled();
+      await Promise.all([maintenance.close(), sendQueue.close(), eventQueue.close(), deps.deliverer.close()]);
       await ops?.close();
       workerRedis.disconnect();
       await backends.close();

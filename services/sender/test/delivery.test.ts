@@ -401,6 +401,27 @@ describe('Deliverer', () => {
     });
   });
 
+  describe('messages given as parts', () => {
+    /** A 60 kB message in three parts (the middle one inserted), as a skeleton's prefix, a recipient's part and the suffix. */
+    const parts = (subject: string): Buffer[] => {
+      const whole = rawMessage(subject, 'Body line.\r\n'.repeat(5000));
+      return [whole.subarray(0, 100), Buffer.from('X-Part: middle\r\n'), whole.subarray(100)];
+    };
+
+    it('when a message is given as parts, then the server receives their concatenation, each time it is sent', async () => {
+      const { smtp, direct } = await directSetup();
+      const raw = parts('parts');
+
+      for (const recipient of ['a@example.test', 'b@example.test']) {
+        expect((await direct.deliver({ envelopeFrom: 'b@mailroom.test', recipient, raw })).kind).toBe('delivered');
+      }
+
+      const messages = await smtp.waitFor(2);
+      expect(messages.map((message) => message.raw.equals(Buffer.concat(raw)))).toEqual([true, true]);
+      expect(smtp.connections).toBe(1);
+    });
+  });
+
   describe('connection pooling', () => {
     it('when 20 messages go to one host at once, then they share at most maxConnectionsPerHost connections', async () => {
       const { smtp, direct } = await directSetup({}, { maxConnectionsPerHost: 3 });

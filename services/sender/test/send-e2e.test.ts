@@ -1,3 +1,4 @@
+import { createRedis, openQueue, queues } from '@mailroom/core';
 import { DnsServer } from '../../../test/support/dns-server';
 import { FINAL, isFinished, startSendingStack, waitForEmail, type SendingStack } from '../../../test/support/sending';
 import { SmtpSink } from '../../../test/support/smtp-sink';
@@ -66,6 +67,26 @@ describe('sending through a smarthost', () => {
       expect(headers).toContain(`Message-ID: <${id}@acme.test>`);
       expect(headers).toContain('Subject: Hello');
       expect(headers).not.toMatch(/^bcc:/im);
+    }
+  });
+
+  test('when an email is delivered and a test address is simulated, then the events queue holds wake-ups for their committed events', async () => {
+    const redis = createRedis(s.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'request');
+    const { queue } = openQueue(queues.events, { connection: redis, prefix: s.env.QUEUE_PREFIX! });
+    try {
+      for (const to of ['ok-notify@example.test', 'delivered@sandbox.mailroom.test']) {
+        await queue.obliterate({ force: true });
+        const { id } = (await s.api.post('/emails', { ...base, to })).body;
+        expect((await waitForEmail(s.api, id, isFinished)).status).toBe('delivered');
+        // Notified after the commit, without waiting for it: allow the add a moment to land.
+        for (let i = 0; i < 50 && (await queue.getWaitingCount()) === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+        const jobs = await queue.getWaiting();
+        expect(jobs.length).toBeGreaterThan(0);
+        expect(jobs.every((job) => job.name === 'events' && job.data.reason === 'appended')).toBe(true);
+      }
+    } finally {
+      await queue.close();
+      redis.disconnect();
     }
   });
 

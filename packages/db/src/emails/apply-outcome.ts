@@ -37,6 +37,13 @@ export interface RecipientFeedback {
   outcome: FeedbackOutcome;
   /** When the report arrived; its event's time. */
   at: Date;
+  /**
+   * The report this outcome comes from, e.g. the inb_… id of the received DSN or ARF report.
+   * An outcome whose (recipient, event type, source key) is already recorded is a replay of
+   * that report: it changes nothing and appends nothing. Without it, only the status rules
+   * below tell a replay apart (so a delay without a key is recorded each time).
+   */
+  sourceKey?: string;
 }
 
 /** Anything the writer applies. */
@@ -85,6 +92,9 @@ const EVENT_OF: Record<RecipientOutcome['kind'] | FeedbackOutcome['kind'], Webho
 
 export const isAttempt = (record: OutcomeRecord): record is RecipientAttempt => 'startedAt' in record;
 
+/** The event type an outcome appends (beside `email.sent` for a first attempt). */
+export const eventTypeOf = (record: OutcomeRecord): WebhookEventType => EVENT_OF[record.outcome.kind];
+
 /**
  * Applies one outcome to a recipient's current state. The status moves only if DESIGN §4
  * allows it; the outcome's events are appended either way (a late delay after `delivered` is on
@@ -102,6 +112,7 @@ export function applyOutcome(state: RecipientState, record: OutcomeRecord): Appl
     type,
     data: eventData(record.email, record.recipient.address, extra),
     created_at: at.toISOString(),
+    ...('sourceKey' in record && record.sourceKey !== undefined ? { source_key: record.sourceKey } : {}),
   });
 
   if (isAttempt(record)) {

@@ -11,6 +11,8 @@ export interface EmailEventRow {
   recipient: string;
   data: EmailEventData;
   created_at: string;
+  /** The report the event came from, when it came from one (see RecipientFeedback.sourceKey). */
+  source_key?: string | null;
 }
 
 /**
@@ -27,6 +29,7 @@ export async function insertEvents(client: PoolClient, events: readonly EmailEve
       type: e.type,
       data: e.data,
       createdAt: new Date(e.created_at),
+      sourceKey: e.source_key ?? null,
     })),
   );
 }

@@ -184,6 +184,70 @@ describe('recordOutcomes', () => {
   });
 });
 
+describe('recordOutcomes with replayed reports', () => {
+  const report = (outcome: FeedbackOutcome, sourceKey: string) => (sent: Sent, i = 0): RecipientFeedback => ({ ...feedback(sent, outcome, i), sourceKey });
+  const delayReport = (key: string) => report({ kind: 'deferred', smtp: LATER, error: 'Still trying' }, key);
+  const complaintReport = (key: string) => report({ kind: 'complained', detail: 'abuse report' }, key);
+
+  test('when the same delay report is applied twice, then one email.delivery_delayed is appended; another report appends another', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent)]);
+
+    expect(await recordOutcomes(pool, [delayReport('inb_delay1')(sent)])).toBe(1);
+    expect(await recordOutcomes(pool, [delayReport('inb_delay1')(sent)])).toBe(0);
+    expect((await state(sent)).types).toEqual(['email.sent', 'email.delivered', 'email.delivery_delayed']);
+
+    expect(await recordOutcomes(pool, [delayReport('inb_delay2')(sent)])).toBe(1);
+    const s = await state(sent);
+    expect(s.types).toEqual(['email.sent', 'email.delivered', 'email.delivery_delayed', 'email.delivery_delayed']);
+    expect(s.status).toBe('delivered');
+  });
+
+  test('when the same complaint report is applied twice, then one event and one suppression', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent)]);
+
+    expect(await recordOutcomes(pool, [complaintReport('inb_arf1')(sent)])).toBe(1);
+    expect(await recordOutcomes(pool, [complaintReport('inb_arf1')(sent)])).toBe(0);
+
+    const s = await state(sent);
+    expect(s.types.filter((t) => t === 'email.complained')).toHaveLength(1);
+    expect(s.suppressions).toEqual([{ address: sent.recipients[0]!.address, reason: 'complaint' }]);
+    expect(s.status).toBe('complained');
+  });
+
+  test('when one report is applied twice in one batch, then it is recorded once', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [delivered(sent)]);
+    expect(await recordOutcomes(pool, [delayReport('inb_batch')(sent), delayReport('inb_batch')(sent)])).toBe(1);
+    expect((await state(sent)).types.filter((t) => t === 'email.delivery_delayed')).toHaveLength(1);
+  });
+
+  test('when one report names two recipients, then each gets its event: the key is per recipient and event type', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
+    expect(await recordOutcomes(pool, [delayReport('inb_two')(sent, 0), delayReport('inb_two')(sent, 1)])).toBe(2);
+    expect(await recordOutcomes(pool, [delayReport('inb_two')(sent, 1)])).toBe(0);
+    expect((await state(sent)).types.filter((t) => t === 'email.delivery_delayed')).toHaveLength(2);
+  });
+
+  test('when concurrent writers apply the same reports at once, then each report is recorded once', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
+
+    const appended = await Promise.all([
+      ...Array.from({ length: 5 }, () => recordOutcomes(pool, [delayReport('inb_race')(sent, 0)])),
+      ...Array.from({ length: 5 }, () => recordOutcomes(pool, [complaintReport('inb_race_arf')(sent, 1), delayReport('inb_race')(sent, 0)])),
+    ]);
+
+    expect(appended.reduce((a, b) => a + b, 0)).toBe(2);
+    const s = await state(sent);
+    expect(s.types.filter((t) => t === 'email.delivery_delayed')).toHaveLength(1);
+    expect(s.types.filter((t) => t === 'email.complained')).toHaveLength(1);
+    expect(s.suppressions).toEqual([{ address: sent.recipients[1]!.address, reason: 'complaint' }]);
+  });
+});
+
 describe('recordEngagement', () => {
   test('when an open is recorded, then the status is unchanged and lastEvent moves to email.opened', async () => {
     const sent = await newEmail(2);

@@ -1,6 +1,6 @@
 import { summarizeEmailStatus, type DeliveryStatus } from '@mailroom/core';
 import { inTransaction, type Pool, type PoolClient } from '../pool';
-import { applyOutcome, type OutcomeRecord, type RecipientState, type Suppression } from './apply-outcome';
+import { applyOutcome, eventTypeOf, isAttempt, type OutcomeRecord, type RecipientState, type Suppression } from './apply-outcome';
 import { insertEvents, type EmailEventRow } from './insert-events';
 
 export type { FeedbackOutcome, OutcomeRecord, RecipientAttempt, RecipientFeedback, RecipientOutcome } from './apply-outcome';
@@ -19,23 +19,32 @@ interface LockedRecipient {
  * DSNs, complaints, simulated outcomes. Any number at once, in one transaction: the touched
  * emails and recipients are locked (in email id order, so concurrent writers neither deadlock
  * nor lose updates), each recipient's current row is read and every outcome applied to it in
- * order under DESIGN §4's transitions (see applyOutcome), then the recipients, their events
+ * order under DESIGN §4's transitions (see applyOutcome), except replays of a report already
+ * recorded (same recipient, event type and source key, looked up under those locks, so two
+ * writers applying one report at once record it once), then the recipients, their events
  * (written to the outbox), suppressions and each email's summarised status and last event are
- * written. A batch of replays alone writes nothing.
+ * written. A batch of replays alone writes nothing. Returns how many events were appended:
+ * when any were, the caller notifies the `events` queue once this has returned (committed).
  */
-export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord[]): Promise<void> {
-  if (records.length === 0) return;
+export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
   const emailIds = [...new Set(records.map((r) => r.email.id))].sort();
   const recipientIds = [...new Set(records.map((r) => r.recipient.id))];
 
-  await inTransaction(pool, async (client) => {
+  return inTransaction(pool, async (client) => {
     const states = await lockRecipients(client, emailIds, recipientIds);
+    const recorded = await recordedReports(client, records);
     const changed = new Set<string>();
     const events: EmailEventRow[] = [];
     const suppressions: Suppression[] = [];
     for (const record of records) {
       const state = states.get(record.recipient.id);
       if (!state) continue; // deleted with its email
+      const report = reportKey(record);
+      if (report !== null) {
+        if (recorded.has(report)) continue;
+        recorded.add(report);
+      }
       const applied = applyOutcome(state, record);
       if (applied.state !== state) {
         states.set(record.recipient.id, applied.state);
@@ -44,12 +53,35 @@ export async function recordOutcomes(pool: Pool, records: readonly OutcomeRecord
       events.push(...applied.events);
       if (applied.suppression) suppressions.push(applied.suppression);
     }
-    if (changed.size === 0 && events.length === 0) return;
+    if (changed.size === 0 && events.length === 0) return 0;
     await updateRecipients(client, [...changed].map((id) => ({ id, state: states.get(id)! })));
     await insertSuppressions(client, suppressions);
     await insertEvents(client, events);
     await summarise(client, emailIds);
+    return events.length;
   });
+}
+
+/** Identifies the report an outcome came from, per recipient and event type; null without a source key. */
+function reportKey(record: OutcomeRecord): string | null {
+  if (isAttempt(record) || record.sourceKey === undefined) return null;
+  return JSON.stringify([record.email.id, record.recipient.address, eventTypeOf(record), record.sourceKey]);
+}
+
+/**
+ * The reports among `records` already recorded, as reportKey gives them. Read after the
+ * recipients are locked: a writer that waited for a lock sees what the holder committed.
+ */
+async function recordedReports(client: PoolClient, records: readonly OutcomeRecord[]): Promise<Set<string>> {
+  const keyed = records.flatMap((r) => (!isAttempt(r) && r.sourceKey !== undefined ? [{ emailId: r.email.id, sourceKey: r.sourceKey }] : []));
+  if (keyed.length === 0) return new Set();
+  const { rows } = await client.query<{ email_id: string; recipient: string; type: string; source_key: string }>({
+    name: 'mailroom-recorded-reports',
+    text: `SELECT email_id, recipient, type, source_key FROM email_events
+            WHERE email_id = ANY($1::text[]) AND source_key = ANY($2::text[])`,
+    values: [[...new Set(keyed.map((k) => k.emailId))], [...new Set(keyed.map((k) => k.sourceKey))]],
+  });
+  return new Set(rows.map((r) => JSON.stringify([r.email_id, r.recipient, r.type, r.source_key])));
 }
 
 /**

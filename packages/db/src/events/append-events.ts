@@ -20,6 +20,8 @@ export interface NewEvent {
   data: object;
   /** When it happened; now when absent. */
   createdAt?: Date;
+  /** The report it came from (e.g. inb_… of a DSN), for the outcome writer's replay check; not delivered to webhooks. */
+  sourceKey?: string | null;
 }
 
 /**
@@ -41,15 +43,16 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
     type: e.type,
     data: e.data,
     created_at: e.createdAt?.toISOString() ?? now,
+    source_key: e.sourceKey ?? null,
   }));
   await client.query({
     name: 'mailroom-append-events',
     // ORDER BY ordinality: positions (a bigserial default) are drawn in the order given.
-    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at)
-           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.type, e.data, e.created_at
+    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, source_key)
+           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.type, e.data, e.created_at, e.source_key
              FROM ROWS FROM (jsonb_to_recordset($1::jsonb)
-                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz))
-                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, n)
+                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz, source_key text))
+                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, source_key, n)
             ORDER BY e.n`,
     values: [JSON.stringify(rows)],
   });

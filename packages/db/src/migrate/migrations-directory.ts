@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { MigrationDirectory, MigrationList } from '@prisma/schema-engine-wasm';
 import { MigrateError } from './errors';
 
-export const LOCK_FILE = 'migration_lock.toml';
+const LOCK_FILE = 'migration_lock.toml';
 export const MIGRATION_FILE = 'migration.sql';
 // Byte for byte what Prisma's CLI writes, so `prisma migrate` accepts the directory as its own.
 export const LOCK_FILE_CONTENT =

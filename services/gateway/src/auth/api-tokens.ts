@@ -15,7 +15,7 @@ const CACHE_TTL_MS = 30_000;
  * cache only while its last successful read is younger than REVOCATION_BOUND_MS, so a
  * revocation reaches every replica within that bound even when Redis is down anywhere.
  */
-export const EPOCH_POLL_MS = 1_000;
+const EPOCH_POLL_MS = 1_000;
 export const REVOCATION_BOUND_MS = 2 * EPOCH_POLL_MS;
 
 /** A new API token: `mr_` and 32 random bytes, base64url. Only its SHA-256 is ever stored. */

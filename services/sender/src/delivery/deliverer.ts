@@ -5,6 +5,7 @@ import type { SMTPPoolOptions } from 'nodemailer';
 import { classifyReply, classifySmtpResult, isNextHopFailure, type SmtpResult } from './classify-smtp-result';
 import { createResolver, DEFAULT_DNS_TIMEOUT_MS } from './create-resolver';
 import type { DeliveryOutcome } from './outcome';
+import { RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';
 import { parseSmarthostUrl, type SmarthostUrl } from './smarthost-url';
 import { type PooledTransport, TransportPool } from './transport-pool';
@@ -32,12 +33,17 @@ export interface DelivererOptions {
   maxConnectionsPerHost?: number;
 }
 
-/** One message for one recipient; `raw` is the complete RFC 5322 message, shared, never copied. */
+/**
+ * One message for one recipient; `raw` is the complete RFC 5322 message, one Buffer or the
+ * parts that make it up, streamed as they are, never copied.
+ */
 export interface DeliveryRequest {
   envelopeFrom: string;
   recipient: string;
-  raw: Buffer;
+  raw: Buffer | RawMessage;
 }
+
+const NO_BYTES = Buffer.alloc(0);
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
 const DEFAULT_TOTAL_TIMEOUT_MS = 10 * 60_000;
@@ -82,7 +88,7 @@ export class Deliverer {
     this.connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
     this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
     this.maxConnections = options.maxConnectionsPerHost ?? DEFAULT_MAX_CONNECTIONS_PER_HOST;
-    this.transports = new TransportPool({ maxTransports: MAX_CACHED_TRANSPORTS, logger: this.log });
+    this.transports = new TransportPool({ maxTransports: MAX_CACHED_TRANSPORTS, logger: this.log, prepare: streamRawParts });
     this.log.info(
       this.mode.kind === 'smarthost'
         ? { mode: 'smarthost', smarthost: this.mode.smarthost.redacted }
@@ -113,7 +119,7 @@ export class Deliverer {
         enhancedCode: outcome.smtp?.enhancedCode ?? null,
         bounceType: outcome.kind === 'bounced' ? outcome.bounceType : undefined,
         error: outcome.kind === 'deferred' ? outcome.error : undefined,
-        bytes: message.raw.length,
+        bytes: rawMessageBytes(message.raw),
         durationMs: Date.now() - startedAt,
       },
       'delivery attempt finished',
@@ -203,12 +209,12 @@ function attemptOrder(hosts: MxHost[]): Array<[MxHost, string]> {
 
 async function send(transport: PooledTransport, message: DeliveryRequest, signal: AbortSignal, host: string): Promise<SmtpResult> {
   try {
-    const info = await transport.sendMail({
-      envelope: { from: message.envelopeFrom, to: [message.recipient] },
-      // The caller's Buffer is streamed as is: no copy per recipient.
-      raw: message.raw,
-      signal,
-    });
+    const envelope = { from: message.envelopeFrom, to: [message.recipient] };
+    // The caller's Buffers are streamed as they are: no copy per recipient.
+    const parts = { [RAW_PARTS]: message.raw };
+    const info = await transport.sendMail(
+      Buffer.isBuffer(message.raw) ? { envelope, raw: message.raw, signal } : { envelope, raw: NO_BYTES, signal, ...parts },
+    );
     return { ok: true, response: info.response, host };
   } catch (error) {
     return { ok: false, error };

@@ -1,7 +1,3 @@
-export { classifyReply, classifySmtpResult, isNextHopFailure, type SmtpResult } from './classify-smtp-result';
 export { Deliverer, type DelivererOptions, type DeliveryRequest } from './deliverer';
 export type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
-export { parseRetryAfterSeconds } from './parse-retry-after';
-export { parseSmtpReply } from './parse-smtp-reply';
-export { type MxHost, type MxRoute, resolveMxRoute } from './resolve-mx';
-export { parseSmarthostUrl, type SmarthostUrl } from './smarthost-url';
+export type { RawMessage } from './raw-message';

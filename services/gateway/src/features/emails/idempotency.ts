@@ -21,7 +21,7 @@ export function readIdempotencyKey(header: string | undefined): string | null {
 }
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equal whatever their key order. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)

@@ -5,7 +5,7 @@ import { timestamp } from '../../schemas/common';
 
 const status = z.enum(DELIVERY_STATUSES).meta({ id: 'DeliveryStatus' });
 
-export const eventSchema = z
+const eventSchema = z
   .object({
     id: z.string().meta({ example: 'evt_01JD0000000000000000000000' }),
     type: z.enum(WEBHOOK_EVENT_TYPES),

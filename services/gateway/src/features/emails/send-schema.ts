@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_RECIPIENTS, mailboxField, mailboxListField } from './addresses';
 
 /** Headers Mailroom sets itself; a caller may not (DESIGN §4 "Send"). Lower-cased. */
-export const RESERVED_HEADERS = new Set(
+const RESERVED_HEADERS = new Set(
   [
     'From', 'To', 'Cc', 'Bcc', 'Subject', 'Reply-To', 'Sender', 'Date', 'Message-ID', 'Return-Path', 'Received',
     'MIME-Version', 'Content-Type', 'Content-Transfer-Encoding', 'DKIM-Signature',

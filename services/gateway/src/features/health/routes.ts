@@ -4,7 +4,7 @@ import type { GatewayContext } from '../../context';
 import { defineRoute } from '../../http/route';
 
 /** PostgreSQL and Redis answer, and the process is not shutting down. */
-export function readiness(ctx: GatewayContext) {
+function readiness(ctx: GatewayContext) {
   return checkReadiness({ postgres: () => ctx.db.$queryRaw`SELECT 1`, redis: () => ctx.redis.ping(), isShuttingDown: ctx.isShuttingDown });
 }
 

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "email_events" ADD COLUMN     "source_key" TEXT;

@@ -1,0 +1,148 @@
+import { simpleParser } from 'mailparser';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type { OutgoingAttachment, OutgoingEmail } from '../send-store';
+import { MessageSkeleton, type PersonalizeHtml } from './build-skeleton';
+
+function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
+  return {
+    id: 'em_1',
+    projectId: 'proj_1',
+    from: 'Sender <sender@mailroom.test>',
+    to: ['one@example.test'],
+    cc: [],
+    replyTo: [],
+    subject: 'Per recipient',
+    html: '<p>Héllo, <a href="https://example.test/a">a link</a></p>',
+    text: 'Hello',
+    headers: { 'X-Entity-Ref-ID': 'ref-1' },
+    tags: [],
+    messageId: 'em_1@mailroom.test',
+    hasAttachments: true,
+    due: [],
+    suppressed: [],
+    ...overrides,
+  };
+}
+
+const attachment = (content: Buffer): OutgoingAttachment => ({ filename: 'data.bin', contentType: 'application/octet-stream', contentId: null, content });
+const recipients = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `rcpt_${i}`, address: `r${i}@example.test` }));
+
+/** What tracking will do: a pixel and a rewritten link per recipient, with a line far longer than 998 characters. */
+const tracked: PersonalizeHtml = (html, recipient) =>
+  html.replace('https://example.test/a', `https://t.mailroom.test/c/${recipient.id}/${'x'.repeat(1500)}`) +
+  `<img src="https://t.mailroom.test/o/${recipient.id}" alt="">`;
+
+/**
+ * The same email built the ordinary way by nodemailer, with the skeleton's date, boundaries
+ * and HTML transfer encoding (decided once from the email's HTML, not from each recipient's).
+ */
+function buildNormally(
+  source: OutgoingEmail,
+  attachments: OutgoingAttachment[],
+  html: { content: string; contentTransferEncoding: string },
+  skeleton: MessageSkeleton,
+): Promise<Buffer> {
+  const head = skeleton.prefix.toString('latin1');
+  const date = /\r\nDate: ([^\r\n]+)/.exec(head)?.[1];
+  const baseBoundary = /boundary="--_NmP-([0-9a-f]+)-Part_1"/.exec(head)?.[1];
+  if (!date || !baseBoundary) throw new Error('no Date or boundary in the skeleton');
+  const composer = new MailComposer({
+    from: source.from,
+    to: source.to,
+    subject: source.subject,
+    html,
+    ...(source.text !== null ? { text: source.text } : {}),
+    headers: source.headers,
+    messageId: `<${source.messageId}>`,
+    date: new Date(date),
+    baseBoundary,
+    attachments: attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType ?? undefined })),
+  } as ConstructorParameters<typeof MailComposer>[0]);
+  return new Promise((resolve, reject) => composer.compile().build((err, message) => (err ? reject(err) : resolve(message))));
+}
+
+/** The lines of the part whose headers contain `contentType`, headers excluded. */
+function partBody(message: string, contentType: string): string[] {
+  const start = message.indexOf(`Content-Type: ${contentType}`);
+  const body = message.slice(message.indexOf('\r\n\r\n', start) + 4);
+  return body.slice(0, body.indexOf('\r\n--')).split('\r\n');
+}
+
+describe('MessageSkeleton', () => {
+  it('when a 20 MB message goes to 50 recipients with different HTML, then every message shares the one compiled prefix and suffix', async () => {
+    const big = Buffer.alloc(20 * 1024 * 1024, 7);
+    const skeleton = await MessageSkeleton.build(email(), [attachment(big)]);
+
+    const messages = await Promise.all(recipients(50).map((r) => skeleton.forRecipient(r, tracked)));
+
+    for (const message of messages) {
+      expect(message).toHaveLength(3);
+      expect(message[0]).toBe(skeleton.prefix);
+      expect(message[2]).toBe(skeleton.suffix);
+    }
+    // Every byte retained, counted once per distinct memory block: the compiled message (the
+    // attachment, base64) once, plus 50 small HTML parts.
+    const blocks = new Set(messages.flatMap((message) => message.map((part) => part.buffer)));
+    const retained = [...blocks].reduce((sum, block) => sum + block.byteLength, 0);
+    const oneMessage = skeleton.prefix.length + skeleton.suffix.length;
+    expect(oneMessage).toBeGreaterThan(big.length);
+    expect(retained).toBeLessThan(oneMessage + 50 * 64 * 1024);
+  });
+
+  it.each([
+    ['quoted-printable', '<p>Héllo, <a href="https://example.test/a">a link</a></p>'],
+    ['base64', '<p>Привет, мир! Это письмо на русском языке, довольно длинное.</p><a href="https://example.test/a">ссылка</a>'],
+  ])(
+    'when the HTML differs per recipient (%s), then each message is the one nodemailer builds for that HTML, byte for byte, and parses back to it',
+    async (encoding, html) => {
+      const source = email({ html });
+      const attachments = [attachment(Buffer.from('attachment bytes'))];
+      const skeleton = await MessageSkeleton.build(source, attachments);
+
+      for (const recipient of recipients(2)) {
+        const raw = Buffer.concat(await skeleton.forRecipient(recipient, tracked));
+        const expectedHtml = tracked(html, recipient);
+
+        const normal = await buildNormally(source, attachments, { content: expectedHtml, contentTransferEncoding: encoding }, skeleton);
+        expect(raw.equals(normal)).toBe(true);
+        const text = raw.toString('latin1');
+        expect(text).toContain(`Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: ${encoding}\r\n`);
+        for (const line of partBody(text, 'text/html')) expect(line.length).toBeLessThanOrEqual(76);
+        for (const line of text.split('\r\n')) expect(line.length).toBeLessThanOrEqual(998);
+        const parsed = await simpleParser(raw);
+        expect(parsed.html).toBe(expectedHtml);
+        expect(parsed.text).toBe('Hello');
+        expect(parsed.attachments.map((a) => a.content.toString())).toEqual(['attachment bytes']);
+      }
+    },
+  );
+
+  it('when the email has only 7-bit HTML, then its part is still quoted-printable, so a recipient whose HTML has long lines is carried intact', async () => {
+    const source = email({ html: '<p>Plain</p>', text: null, hasAttachments: false });
+    const skeleton = await MessageSkeleton.build(source, []);
+    const raw = Buffer.concat(await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' }, (html) => html + 'y'.repeat(2000)));
+
+    expect(raw.toString('latin1')).toContain('Content-Transfer-Encoding: quoted-printable');
+    for (const line of raw.toString('latin1').split('\r\n')) expect(line.length).toBeLessThanOrEqual(76);
+    // mailparser ends the last part's text with the message's final line break.
+    expect((await simpleParser(raw)).html).toBe(`<p>Plain</p>${'y'.repeat(2000)}\n`);
+  });
+
+  it('when every recipient gets the same HTML, then its encoded part is one shared Buffer too', async () => {
+    const skeleton = await MessageSkeleton.build(email(), []);
+    const [first, second] = await Promise.all(recipients(2).map((r) => skeleton.forRecipient(r)));
+
+    expect(first?.[1]).toBe(second?.[1]);
+    expect((await simpleParser(Buffer.concat(first ?? []))).html).toBe(email().html);
+  });
+
+  it('when the email has no HTML, then every recipient gets the one compiled message', async () => {
+    const skeleton = await MessageSkeleton.build(email({ html: null }), []);
+    const message = await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' });
+
+    expect(message).toEqual([skeleton.prefix]);
+    const parsed = await simpleParser(skeleton.prefix);
+    expect(parsed.text).toBe('Hello\n');
+    expect(parsed.html).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import * as base64 from 'nodemailer/lib/base64';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import MimeNode from 'nodemailer/lib/mime-node';
+import * as qp from 'nodemailer/lib/qp';
+import type { RawMessage } from '../delivery/raw-message';
+import type { OutgoingAttachment, OutgoingEmail } from '../send-store';
+
+/** The recipient a message is built for. */
+export interface MessageRecipient {
+  id: string;
+  address: string;
+}
+
+/**
+ * Gives the HTML part for one recipient from the email's HTML. The identity today; open and
+ * click tracking will add its pixel and rewrite links per recipient here.
+ */
+export type PersonalizeHtml = (html: string, recipient: MessageRecipient) => string;
+
+/** The HTML part as sent: the email's own HTML for every recipient. */
+export const sameHtmlForEveryone: PersonalizeHtml = (html) => html;
+
+type HtmlEncoding = 'quoted-printable' | 'base64';
+
+/**
+ * The message of an email, compiled and encoded once per attempt: everything before the HTML
+ * part's body (headers, text part) and everything after it (the rest of the tree, the
+ * attachments) are two Buffers that every recipient's message shares, so a 20 MB message to
+ * 50 recipients is held once; only the HTML body is encoded per recipient. Bcc is not written.
+ */
+export class MessageSkeleton {
+  private sharedHtml: Promise<Buffer> | null = null;
+
+  private constructor(
+    /** The whole message when there is no HTML part; else the bytes before the HTML body. */
+    readonly prefix: Buffer,
+    /** The bytes after the HTML body; empty without an HTML part. */
+    readonly suffix: Buffer,
+    private readonly html: { content: string; encoding: HtmlEncoding } | null,
+  ) {}
+
+  /** Compiles `email` with `attachments` once; see {@link MessageSkeleton.forRecipient}. */
+  static async build(email: OutgoingEmail, attachments: readonly OutgoingAttachment[]): Promise<MessageSkeleton> {
+    if (email.html === null) return new MessageSkeleton(await compile(email, attachments, null), Buffer.alloc(0), null);
+    // The transfer encoding is decided once, from the email's HTML, as nodemailer would; never
+    // 7bit, since a recipient's HTML may have lines or characters 7bit cannot carry.
+    const encoding: HtmlEncoding = transferEncodingOf(email.html) === 'base64' ? 'base64' : 'quoted-printable';
+    // A token that encodes to itself in both encodings (letters and digits, under one line).
+    const placeholder = `mailroomhtml${randomBytes(12).toString('hex')}`;
+    const marker = encoding === 'base64' ? Buffer.from(placeholder).toString('base64') : placeholder;
+    const whole = await compile(email, attachments, { content: placeholder, contentTransferEncoding: encoding });
+    const at = whole.indexOf(marker);
+    if (at < 0 || whole.indexOf(marker, at + 1) >= 0) throw new Error('The HTML placeholder was not found exactly once in the compiled message');
+    // subarray shares memory with `whole`: the skeleton holds the compiled message once.
+    return new MessageSkeleton(whole.subarray(0, at), whole.subarray(at + marker.length), { content: email.html, encoding });
+  }
+
+  /**
+   * The message for one recipient: the shared prefix, the HTML that `personalize` gives for
+   * them encoded on its own, and the shared suffix.
+   */
+  async forRecipient(recipient: MessageRecipient, personalize: PersonalizeHtml = sameHtmlForEveryone): Promise<RawMessage> {
+    if (this.html === null) return [this.prefix];
+    const { content, encoding } = this.html;
+    const html = personalize(content, recipient);
+    if (html !== content) return [this.prefix, await encode(html, encoding), this.suffix];
+    // The same HTML for many recipients is encoded once.
+    this.sharedHtml ??= encode(content, encoding);
+    return [this.prefix, await this.sharedHtml, this.suffix];
+  }
+}
+
+/** The transfer encoding nodemailer picks for a text/html part with this content. */
+function transferEncodingOf(html: string): string | false {
+  return new MimeNode('text/html; charset=utf-8').setContent(html).getTransferEncoding();
+}
+
+/** The HTML body encoded exactly as nodemailer encodes a part (its own encoders, 76-character lines). */
+function encode(html: string, encoding: HtmlEncoding): Promise<Buffer> {
+  const encoder = encoding === 'base64' ? new base64.Encoder() : new qp.Encoder();
+  return buffer(Readable.from([Buffer.from(html, 'utf8')]).pipe(encoder));
+}
+
+function compile(
+  email: OutgoingEmail,
+  attachments: readonly OutgoingAttachment[],
+  html: { content: string; contentTransferEncoding: HtmlEncoding } | null,
+): Promise<Buffer> {
+  const composer = new MailComposer({
+    from: email.from,
+    to: email.to,
+    cc: email.cc,
+    replyTo: email.replyTo,
+    subject: email.subject,
+    ...(html !== null ? { html } : {}),
+    ...(email.text !== null ? { text: email.text } : {}),
+    headers: email.headers,
+    messageId: `<${email.messageId}>`,
+    date: new Date(),
+    attachments: attachments.map((a) => ({
+      filename: a.filename,
+      content: a.content,
+      ...(a.contentType ? { contentType: a.contentType } : {}),
+      ...(a.contentId ? { cid: a.contentId } : {}),
+    })),
+  });
+  return new Promise((resolve, reject) => {
+    composer.compile().build((err, message) => (err ? reject(err) : resolve(message)));
+  });
+}
