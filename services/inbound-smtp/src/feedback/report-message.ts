@@ -74,7 +74,7 @@ export function findVerp(text: string): string | undefined {
  */
 export function originalFromText(text: string): OriginalRef {
   const ref: OriginalRef = {};
-  const messageId = /^[ \t>]*Message-ID:[ \t]*\n?[ \t]*(<[^<>\s]+>)/im.exec(text)?.[1];
+  const messageId = /^[ \t>]*(?:X-)?(?:Original-)?Message-ID:[ \t]*\n?[ \t]*(<[^<>\s]+>)/im.exec(text)?.[1];
   if (messageId) ref.messageId = messageId;
   const returnPath = /^[ \t>]*Return-Path:[ \t]*<?([^\s<>]+)>?/im.exec(text)?.[1];
   const verp = (returnPath && findVerp(returnPath)) || findVerp(text);

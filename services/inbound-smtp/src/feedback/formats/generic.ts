@@ -20,9 +20,18 @@ export const generic: ReportFormat = {
     if (!looksLikeBounce(message)) return null;
     const line = message.text.split('\n').find((l) => findEnhancedCode(l) !== null || (findBasicCode(l) ?? 0) >= 400);
     if (!line) return null;
-    const address = /<?([^\s<>@:'"]+@[^\s<>:'"]+?\.[a-z]{2,})>?/i.exec(line)?.[1];
+    const address = findAddress(line) ?? findAddress(message.text);
     const recipient = textRecipient(address, line, {});
     if (recipient.action === 'delayed' && !/delay|will (?:retry|be retried|try again)|still trying/i.test(message.text)) recipient.action = 'failed';
     return { kind: 'dsn', recipients: [recipient], original: findOriginal(message), format: 'generic' };
   },
 };
+
+/** The first address in the text that is not ours (a VERP) or a mailer daemon's. */
+function findAddress(text: string): string | undefined {
+  for (const m of text.matchAll(/([^\s<>@:'"(),;]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})/gi)) {
+    const address = m[1] ?? '';
+    if (!/^bounces\+|^mailer-daemon@|^postmaster@/i.test(address)) return address;
+  }
+  return undefined;
+}

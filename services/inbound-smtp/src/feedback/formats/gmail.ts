@@ -10,7 +10,7 @@ import { type ReportFormat, textRecipient } from './format';
 // permanent failure:". A heading without a reply code gives the code the heading states
 // (address not found → 5.1.1, domain not found → 5.1.2, blocked → 5.7.1).
 const HEADING = /\*\* (Address not found|Domain not found|Message blocked|Message not delivered|Delivery incomplete|Message rejected) \*\*/;
-const OLD = /Delivery to the following recipients? (failed permanently|has been delayed|failed)/;
+const OLD = /Delivery to the following recipient (failed permanently|has been delayed):/;
 const HEADING_CODES: Record<string, string> = { 'Address not found': '5.1.1', 'Domain not found': '5.1.2', 'Message blocked': '5.7.1', 'Message rejected': '5.7.1' };
 
 export const gmail: ReportFormat = {
@@ -24,7 +24,7 @@ export const gmail: ReportFormat = {
     const action = delayed ? 'delayed' : 'failed';
     const response = /(?:The response (?:from the remote server )?was|The error that the other server returned was):?\s*\n+([\s\S]*?)(?:\n\s*\n|$)/.exec(text)?.[1] ?? '';
     const addresses = new Set<string>();
-    for (const m of text.matchAll(/(?:wasn't delivered to|problem delivering your message to|couldn't be delivered to) <?([^\s<>@]+@[^\s<>]+?)>?(?=[\s.,]|$)/g)) if (m[1]) addresses.add(m[1]);
+    for (const m of text.matchAll(/(?:wasn't delivered to|problem delivering your message to|couldn't be delivered to) <?([^\s<>@]+@[^\s<>]*[A-Za-z0-9])>?(?=[.,]?(?:\s|$))/g)) if (m[1]) addresses.add(m[1]);
     if (old) for (const m of text.slice(text.search(OLD)).matchAll(/^\s{2,}([^\s<>@]+@[^\s<>]+)\s*$/gm)) if (m[1]) addresses.add(m[1]);
     const domainMissing = /because the domain \S+ couldn't be found/.test(text);
     const explanation = response || (/^(?:Your message wasn't delivered|There was a temporary problem)[^\n]*/m.exec(text)?.[0] ?? '');
