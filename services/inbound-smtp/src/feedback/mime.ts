@@ -39,17 +39,18 @@ export function header(entity: { headers: Header[] }, name: string): string | un
 
 /** Splits a header block (no body) into unfolded headers. Lines that are not headers are skipped. */
 export function parseHeaderBlock(block: string): Header[] {
-  const headers: Header[] = [];
+  // Folded lines are collected and joined once: joining as they come is quadratic on hostile input.
+  const collected: { name: string; pieces: string[] }[] = [];
   for (const line of block.slice(0, MAX_HEADER_CHARS).split(/\r?\n/)) {
-    const last = headers[headers.length - 1];
     if (/^[ \t]/.test(line)) {
-      if (last) last.value = `${last.value} ${line.trim()}`.trim();
+      const piece = line.trim();
+      if (piece) collected[collected.length - 1]?.pieces.push(piece);
       continue;
     }
     const match = /^([!-9;-~]+)[ \t]*:[ \t]*(.*)$/.exec(line);
-    if (match?.[1]) headers.push({ name: match[1].toLowerCase(), value: (match[2] ?? '').trim() });
+    if (match?.[1]) collected.push({ name: match[1].toLowerCase(), pieces: [(match[2] ?? '').trim()] });
   }
-  return headers;
+  return collected.map((h) => ({ name: h.name, value: h.pieces.filter(Boolean).join(' ') }));
 }
 
 /** Parses `type/subtype; a=b; c="d"`. */

@@ -10,7 +10,7 @@ export const courier: ReportFormat = {
   name: 'courier',
   read(message) {
     if (!INTRO.test(message.text)) return null;
-    const delayed = /^\s*DELAYED MAIL\s*$/m.test(message.text);
+    const delayed = /^[ \t]*DELAYED MAIL[ \t]*$/m.test(message.text);
     const blocks = addressBlocks(message.text, /^<([^<>\s]+@[^<>\s]+)>:[ \t]*(.*)$/, /^-{10,}/);
     if (blocks.length === 0) return null;
     const recipients = blocks.map((b) => {

@@ -8,8 +8,8 @@ import { beforeCopy, type ReportFormat, textRecipient } from './format';
 // "#550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##"; and Exchange 2000/2003 ("Your message
 // did not reach some or all of the intended recipients", "<host #5.1.1>").
 const INTRO = /Delivery has failed to these recipients or groups|Delivery is delayed to these recipients or groups|did not reach some or all of the intended recipients|Remote Server returned '/;
-const COPY = [/^Original message headers:/m, /^-{3,}\s*Original Message/im];
-const ADDRESS = /^\s*(?:[^<>\n]*[<(])?([^\s<>()@]+@[^\s<>()]+?)[>)]?\s*$/;
+const COPY = [/^Original message headers:/m, /^-{3,}[ \t]*Original Message/im];
+const ADDRESS = /^(?:[^<>(\n]*[<(]|[ \t]*)([^\s<>()@]+@[^\s<>()]+?)[>)]?[ \t]*$/;
 const ADDRESS_2003 = /^\s+([^\s<>@]+@[^\s<>]+) on .+$/;
 
 export const exchange: ReportFormat = {
@@ -29,7 +29,7 @@ export const exchange: ReportFormat = {
         if (!address) continue;
         const reply = lines.slice(i + 1, i + 4).find((l) => /^\s*(?:#|Remote Server returned ')/.test(l));
         if (!reply) continue;
-        const text = reply.trim().replace(/^Remote Server returned '(.*)'$/, '$1').replace(/^#(.*?)\s*#*$/, '$1');
+        const text = reply.trim().replace(/^Remote Server returned '(.*)'$/, '$1').replace(/^#/, '').replace(/#+$/, '').trim();
         recipients.push(textRecipient(address, text, { action, permanent: !delayed }));
       }
     }

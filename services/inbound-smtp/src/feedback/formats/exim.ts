@@ -16,7 +16,7 @@ export const exim: ReportFormat = {
     const delayed = /has not yet been delivered/.test(message.text);
     if (!delayed && !/could not be delivered/.test(message.text)) return null;
     const { head, end } = beforeCopy(message.text, COPY);
-    const list = head.search(/address(?:\(es\)|es)? (?:failed|to which the message has not yet been delivered (?:is|are)):?\s*$|(?:are|is) still (?:delayed|pending):?\s*$/m);
+    const list = head.search(/address(?:\(es\)|es)? (?:failed|to which the message has not yet been delivered (?:is|are)):?[ \t]*$|(?:are|is) still (?:delayed|pending):?[ \t]*$/m);
     const body = list >= 0 ? head.slice(head.indexOf('\n', list) + 1) : head;
     const blocks = addressBlocks(body, /^ {1,3}<?([^\s<>@]+@[^\s<>:]+)>?:?[ \t]*(.*)$/, /^\S/);
     if (blocks.length === 0) return null;

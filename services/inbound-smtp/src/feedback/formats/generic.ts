@@ -29,7 +29,7 @@ export const generic: ReportFormat = {
 
 /** The first address in the text that is not ours (a VERP) or a mailer daemon's. */
 function findAddress(text: string): string | undefined {
-  for (const m of text.matchAll(/([^\s<>@:'"(),;]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,})/gi)) {
+  for (const m of text.matchAll(/([^\s<>@:'"(),;]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,8}\.[a-z]{2,24})(?![a-z0-9-])/gi)) {
     const address = m[1] ?? '';
     if (!/^bounces\+|^mailer-daemon@|^postmaster@/i.test(address)) return address;
   }

@@ -22,10 +22,10 @@ export const gmail: ReportFormat = {
     if (!heading && !old) return null;
     const delayed = heading === 'Delivery incomplete' || old === 'has been delayed';
     const action = delayed ? 'delayed' : 'failed';
-    const response = /(?:The response (?:from the remote server )?was|The error that the other server returned was):?\s*\n+([\s\S]*?)(?:\n\s*\n|$)/.exec(text)?.[1] ?? '';
+    const response = responseText(text);
     const addresses = new Set<string>();
     for (const m of text.matchAll(/(?:wasn't delivered to|problem delivering your message to|couldn't be delivered to) <?([^\s<>@]+@[^\s<>]*[A-Za-z0-9])>?(?=[.,]?(?:\s|$))/g)) if (m[1]) addresses.add(m[1]);
-    if (old) for (const m of text.slice(text.search(OLD)).matchAll(/^\s{2,}([^\s<>@]+@[^\s<>]+)\s*$/gm)) if (m[1]) addresses.add(m[1]);
+    if (old) for (const m of text.slice(text.search(OLD)).matchAll(/^[ \t]{2,}([^\s<>@]+@[^\s<>]+)[ \t]*$/gm)) if (m[1]) addresses.add(m[1]);
     const domainMissing = /because the domain \S+ couldn't be found/.test(text);
     const explanation = response || (/^(?:Your message wasn't delivered|There was a temporary problem)[^\n]*/m.exec(text)?.[0] ?? '');
     let status = statusFromText(response, { permanent: !delayed });
@@ -35,3 +35,15 @@ export const gmail: ReportFormat = {
     return { kind: 'dsn', recipients, original: findOriginal(message), format: 'gmail' };
   },
 };
+
+/** The paragraph after "The response was:" (or "The error that the other server returned was:"). */
+function responseText(text: string): string {
+  const lines = text.split('\n');
+  const at = lines.findIndex((l) => /^\s*(?:The response (?:from the remote server )?was|The error that the other server returned was):?\s*$/.test(l));
+  if (at < 0) return '';
+  let start = at + 1;
+  while (start < lines.length && start < at + 5 && !lines[start]?.trim()) start += 1;
+  const paragraph: string[] = [];
+  for (let j = start; j < lines.length && lines[j]?.trim() && paragraph.length < 20; j++) paragraph.push(lines[j] ?? '');
+  return paragraph.join('\n');
+}

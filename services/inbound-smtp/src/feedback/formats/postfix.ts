@@ -6,7 +6,7 @@ import { addressBlocks, beforeCopy, type ReportFormat, textRecipient } from './f
 // delivered", or "THIS IS A WARNING ONLY" for a delay; then one "<address>: …" paragraph per
 // recipient, continuation lines indented.
 const INTRO = /This is the (?:mail system|Postfix program) at host|I'm sorry to have to inform you that your message could not/;
-const COPY = [/^-{3,}\s*(?:Delivery report|Undelivered message|Message Delivery Status|Original message)/im];
+const COPY = [/^-{3,}[ \t]*(?:Delivery report|Undelivered message|Message Delivery Status|Original message)/im];
 
 export const postfix: ReportFormat = {
   name: 'postfix',

@@ -7,8 +7,8 @@ import { addressBlocks, beforeCopy, type ReportFormat, textRecipient } from './f
 // "<address>" followed by "(reason: 550 5.1.1 …)", then "----- Transcript of session follows
 // -----" with the remote replies. Without an address list, the transcript's replies are read.
 const TRANSCRIPT = /-{3,} Transcript of session follows -{3,}/;
-const SECTION = /^\s*-{3,} The following addresses had (permanent fatal|transient non-fatal) errors -{3,}\s*$/m;
-const COPY = [/^\s*-{3,} (?:Original message follows|Message header follows|Unsent message follows|Returned mail follows)/im];
+const SECTION = /^[ \t]*-{3,} The following addresses had (permanent fatal|transient non-fatal) errors -{3,}[ \t]*$/m;
+const COPY = [/^[ \t]*-{3,} (?:Original message follows|Message header follows|Unsent message follows|Returned mail follows)/im];
 
 export const sendmail: ReportFormat = {
   name: 'sendmail',
