@@ -202,6 +202,21 @@ describe('feedback corpus', () => {
     expect(report.original.to).toBe('alice@example.com');
   });
 
+  test('when Amazon SES reports, then the Reporting-MTA names SES', async () => {
+    const report = await read('amazon-ses.eml');
+    expect(report).toMatchObject({ kind: 'dsn', reportingMta: expect.stringMatching(/\.smtp-out\..*amazonses\.com$/) });
+  });
+
+  test('when an ARF report is read, then its envelope fields are reported', async () => {
+    expect(await read('arf-validity-comcast.eml')).toMatchObject({
+      kind: 'arf',
+      userAgent: 'ReturnPathFBL/2.0',
+      originalMailFrom: VERP,
+      sourceIp: '203.0.113.10',
+      arrivalDate: 'Mon, 23 Nov 2026 00:58:02 -0000',
+    });
+  });
+
   test('when a report is unreadable, then its text is kept for the event', async () => {
     const report = await read('bounce-without-code.eml');
     expect(report).toEqual({ kind: 'unknown', text: expect.stringContaining('could not be delivered') });

@@ -146,6 +146,13 @@ describe('readReport', () => {
     expect(await readReport(arf('opt-out'))).toMatchObject({ kind: 'arf', feedbackType: 'other' });
   });
 
+  test('when an ARF original is redacted to nothing, then the VERP in Original-Mail-From still identifies it', async () => {
+    const raw = Buffer.from(
+      `From: fbl@isp.example\nContent-Type: multipart/report; report-type=feedback-report; boundary=f\n\n--f\nContent-Type: message/feedback-report\n\nFeedback-Type: abuse\nVersion: 1\nOriginal-Mail-From: <${VERP}>\n\n--f\nContent-Type: text/rfc822-headers\n\nSubject: [redacted]\n\n--f--\n`,
+    );
+    expect(await readReport(raw)).toMatchObject({ kind: 'arf', original: { returnPath: VERP } });
+  });
+
   test('when a plain complaint keeps no identifier of the original, then it is unknown', async () => {
     const raw = Buffer.from('From: abuse@isp.example\nSubject: Spam complaint\n\nOne of our users reported a message from you as spam.\n');
     expect((await readReport(raw)).kind).toBe('unknown');

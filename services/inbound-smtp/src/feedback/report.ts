@@ -41,6 +41,10 @@ export type Report =
       userAgent?: string;
       original: OriginalRef;
       originalRcptTo?: string;
+      /** Original-Mail-From: the envelope sender, our VERP return path when it was not redacted. */
+      originalMailFrom?: string;
+      sourceIp?: string;
+      arrivalDate?: string;
       /** The provider style: `arf`, `arf-yahoo`, `arf-aol`, `jmrp`, `text-complaint`, … */
       format: string;
     }

@@ -1,5 +1,5 @@
 import { decodeBody, parseHeaderBlock, walk } from '../mime';
-import { findOriginal } from '../report-message';
+import { findOriginal, findVerp } from '../report-message';
 import { feedbackType, rcptTo } from './arf-fields';
 import type { ReportFormat } from './format';
 
@@ -30,12 +30,22 @@ export const arfStandard: ReportFormat = {
     const origin = `${userAgent ?? ''} ${message.from}`;
     const format = PROVIDERS.find((p) => p.pattern.test(origin))?.format ?? 'arf';
     const originalRcptTo = rcptTo(get('original-rcpt-to') ?? get('removal-recipient'));
+    const originalMailFrom = rcptTo(get('original-mail-from'));
+    const original = findOriginal(message);
+    // A redacted original can lose its Return-Path; the envelope sender field often keeps the VERP.
+    const verp = originalMailFrom ? findVerp(originalMailFrom) : undefined;
+    if (!original.returnPath && verp) original.returnPath = verp;
+    const sourceIp = get('source-ip');
+    const arrivalDate = get('arrival-date') ?? get('received-date');
     return {
       kind: 'arf',
       feedbackType: feedbackType(get('feedback-type')),
       ...(userAgent ? { userAgent } : {}),
-      original: findOriginal(message),
+      original,
       ...(originalRcptTo ? { originalRcptTo } : {}),
+      ...(originalMailFrom ? { originalMailFrom } : {}),
+      ...(sourceIp ? { sourceIp } : {}),
+      ...(arrivalDate ? { arrivalDate } : {}),
       format,
     };
   },
