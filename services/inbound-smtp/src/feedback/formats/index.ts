@@ -1,0 +1,44 @@
+import { arfJmrp } from './arf-jmrp';
+import { arfStandard } from './arf-standard';
+import { arfText } from './arf-text';
+import { courier } from './courier';
+import { domino } from './domino';
+import { exchange } from './exchange';
+import { exim } from './exim';
+import type { ReportFormat } from './format';
+import { generic } from './generic';
+import { gmail } from './gmail';
+import { hotmail } from './hotmail';
+import { opensmtpd } from './opensmtpd';
+import { postfix } from './postfix';
+import { qmail } from './qmail';
+import { rfc3464 } from './rfc3464';
+import { sendmail } from './sendmail';
+import { yahoo } from './yahoo';
+
+export type { ReportFormat } from './format';
+
+/**
+ * Every family, in the order readReport tries them; the first that reads the message wins.
+ * Structured reports first (a feedback-report or delivery-status part is unambiguous), then
+ * the text families, each recognised by its own fixed sentences, then a text complaint, then
+ * the generic bounce reader. To support a new family, add a module and list it here.
+ */
+export const FORMATS: readonly ReportFormat[] = [
+  arfStandard,
+  rfc3464,
+  arfJmrp,
+  qmail,
+  exim,
+  postfix,
+  sendmail,
+  exchange,
+  hotmail,
+  gmail,
+  yahoo,
+  domino,
+  courier,
+  opensmtpd,
+  arfText,
+  generic,
+];

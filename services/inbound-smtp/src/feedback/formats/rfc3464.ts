@@ -1,0 +1,84 @@
+import { decodeBody, type Header, parseHeaderBlock, walk } from '../mime';
+import type { DsnAction, DsnRecipient } from '../report';
+import { findOriginal } from '../report-message';
+import { actionFromStatus, enhancedFromBasic, findBasicCode, findEnhancedCode } from '../status-codes';
+import { bareAddress, oneLine } from '../text';
+import type { ReportFormat } from './format';
+
+// RFC 3464 multipart/report (report-type=delivery-status) with a message/delivery-status part
+// (some MTAs label it text/delivery-status), and RFC 6533's message/global-delivery-status
+// (UTF-8 fields). Amazon SES, Gmail, Outlook.com, Exchange Online, Postfix, Sendmail and
+// modern Exim all send this; the Reporting-MTA names which.
+const STATUS_TYPES = new Set(['message/delivery-status', 'text/delivery-status', 'message/global-delivery-status']);
+const ACTIONS = new Set<DsnAction>(['failed', 'delayed', 'delivered', 'relayed', 'expanded']);
+
+export const rfc3464: ReportFormat = {
+  name: 'rfc3464',
+  read(message) {
+    const part = walk(message.root, { intoMessages: false }).find((e) => STATUS_TYPES.has(e.type));
+    if (!part) return null;
+    const groups = decodeBody(part, 'text')
+      .replace(/\r\n?/g, '\n')
+      .split(/\n[ \t]*\n/)
+      .map((block) => parseHeaderBlock(block.replace(/^\n+/, '')))
+      .filter((g) => g.length > 0);
+    const perMessage = groups[0] ?? [];
+    const recipients = groups.filter(isRecipientGroup).map(readRecipient);
+    if (recipients.length === 0) return null;
+    const reportingMta = field(perMessage, 'reporting-mta');
+    return {
+      kind: 'dsn',
+      recipients,
+      original: findOriginal(message),
+      format: part.type === 'message/global-delivery-status' ? 'rfc6533' : 'rfc3464',
+      ...(reportingMta ? { reportingMta: stripType(reportingMta) } : {}),
+    };
+  },
+};
+
+function field(group: Header[], name: string): string | undefined {
+  return group.find((h) => h.name === name)?.value;
+}
+
+function isRecipientGroup(group: Header[]): boolean {
+  return group.some((h) => h.name === 'final-recipient' || h.name === 'original-recipient' || h.name === 'action' || h.name === 'status');
+}
+
+/** `dns; mx.example.com` → `mx.example.com`. */
+function stripType(value: string): string {
+  return value.replace(/^\s*[\w-]+\s*;\s*/, '').trim();
+}
+
+/** RFC 6533 `\x{HH}` escapes and RFC 3461 xtext `+HH` in an address. */
+function decodeAddress(value: string, xtext: boolean): string {
+  let out = value.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
+  if (xtext) out = out.replace(/\+([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  return bareAddress(out);
+}
+
+/**
+ * One recipient group. The status is the Status field's code; when that is missing or only a
+ * class (`5.0.0`) and the Diagnostic-Code carries a more specific code of the same class
+ * (`smtp; 550 5.1.1 …`), the specific one is used; with no code at all, the diagnostic's basic
+ * reply code is mapped (status-codes.ts). A missing or unknown Action follows from the status.
+ */
+function readRecipient(group: Header[]): DsnRecipient {
+  const diagnosticField = field(group, 'diagnostic-code');
+  const diagnostic = diagnosticField ? oneLine(stripType(diagnosticField)) : null;
+  let status = findEnhancedCode(field(group, 'status') ?? '');
+  const fromDiagnostic = diagnostic ? findEnhancedCode(diagnostic) : null;
+  if (fromDiagnostic && (!status || (/\.0\.0$/.test(status) && fromDiagnostic[0] === status[0]))) status = fromDiagnostic;
+  if (!status && diagnostic) {
+    const basic = findBasicCode(diagnostic);
+    if (basic !== null) status = enhancedFromBasic(basic, diagnostic);
+  }
+  const actionText = (field(group, 'action') ?? '').trim().toLowerCase().split(/[\s(]/)[0] as DsnAction;
+  const recipient: DsnRecipient = { action: ACTIONS.has(actionText) ? actionText : actionFromStatus(status), status, diagnostic };
+  const remoteMta = field(group, 'remote-mta');
+  if (remoteMta) recipient.remoteMta = stripType(remoteMta);
+  const finalRecipient = field(group, 'final-recipient');
+  if (finalRecipient) recipient.finalRecipient = decodeAddress(finalRecipient, false);
+  const originalRecipient = field(group, 'original-recipient');
+  if (originalRecipient) recipient.originalRecipient = decodeAddress(originalRecipient, /^\s*rfc822\s*;/i.test(originalRecipient));
+  return recipient;
+}

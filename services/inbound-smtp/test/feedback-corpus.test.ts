@@ -1,0 +1,224 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { classifyBounce, type Report, readReport } from '../src/feedback/read-report';
+
+// Every report in feedback-corpus/, written from the RFCs and from what each MTA and feedback
+// loop is documented to send, with what reading it must give. Each DSN recipient row is
+// [status, action, event, bounce type, a fragment of the diagnostic, the address the report names].
+const CORPUS = join(__dirname, 'feedback-corpus');
+const VERP = 'bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.mailroom.test';
+
+type Row = [string | null, string, string | null, string | null, string, string | null];
+type Expectation =
+  | { file: string; kind: 'dsn'; format: string; messageId: string | null; verp: boolean; recipients: Row[] }
+  | { file: string; kind: 'arf'; format: string; feedbackType: string; originalRcptTo: string | null; messageId: string | null; verp: boolean }
+  | { file: string; kind: 'unknown' | 'auto-reply' };
+
+const EXPECTED: Expectation[] = [
+  { file: 'amazon-ses.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ses-0009@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'user unknown', 'nobody@example.com'],
+    ] },
+  { file: 'arf-aol-scomp-redacted.eml', kind: 'arf', format: 'arf-aol', feedbackType: 'abuse', originalRcptTo: null, messageId: '<aol-0042@acme.test>', verp: true },
+  { file: 'arf-mailru.eml', kind: 'arf', format: 'arf-mailru', feedbackType: 'abuse', originalRcptTo: null, messageId: '<ru-0043@acme.test>', verp: true },
+  { file: 'arf-validity-comcast.eml', kind: 'arf', format: 'arf-validity', feedbackType: 'abuse', originalRcptTo: 'jane@comcast.net', messageId: '<cc-0044@acme.test>', verp: true },
+  { file: 'arf-yahoo-cfl.eml', kind: 'arf', format: 'arf-yahoo', feedbackType: 'abuse', originalRcptTo: 'someone@yahoo.com', messageId: '<arf-0041@acme.test>', verp: true },
+  { file: 'auto-reply-out-of-office.eml', kind: 'auto-reply' },
+  { file: 'bounce-without-code.eml', kind: 'unknown' },
+  { file: 'courier.eml', kind: 'dsn', format: 'courier', messageId: '<cr-0035@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.org'],
+    ] },
+  { file: 'domino.eml', kind: 'dsn', format: 'domino', messageId: null, verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'not listed in Domino Directory', 'nobody@notes.example.com'],
+    ] },
+  { file: 'exchange-2003-text.eml', kind: 'dsn', format: 'exchange', messageId: null, verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '#5.1.1', 'nobody@old.example.com'],
+    ] },
+  { file: 'exchange-2010-text.eml', kind: 'dsn', format: 'exchange', messageId: '<exch-0025@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'RESOLVER.ADR.RecipNotFound', 'nobody@corp.example.com'],
+    ] },
+  { file: 'exchange-online-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<eo-0014@acme.test>', verp: true, recipients: [
+      ['5.1.10', 'failed', 'email.bounced', 'hard', 'RecipientNotFound', 'nobody@contoso.com'],
+    ] },
+  { file: 'exim-delay-warning.eml', kind: 'dsn', format: 'exim', messageId: null, verp: false, recipients: [
+      ['4.3.0', 'delayed', 'email.delivery_delayed', null, 'Temporary lookup failure', 'busy@example.org'],
+    ] },
+  { file: 'exim-retry-timeout.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0020@acme.test>', verp: true, recipients: [
+      ['4.4.7', 'failed', 'email.bounced', 'soft', 'retry timeout exceeded', 'slow@example.net'],
+    ] },
+  { file: 'exim-user-unknown.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0018@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in local recipient table', 'nobody@example.com'],
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'No such user here', 'ghost@example.com'],
+    ] },
+  { file: 'generic-mailer-daemon.eml', kind: 'dsn', format: 'generic', messageId: '<gen-0037@acme.test>', verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'who@odd.example.com'],
+    ] },
+  { file: 'gmail-dsn-policy-5.7.1.eml', kind: 'dsn', format: 'rfc3464', messageId: '<gm-0004@acme.test>', verp: true, recipients: [
+      ['5.7.1', 'failed', 'email.bounced', 'policy', 'likely unsolicited mail', 'someone@gmail.com'],
+    ] },
+  { file: 'gmail-old-text-mailbox-full.eml', kind: 'dsn', format: 'gmail', messageId: '<gm-0030@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
+    ] },
+  { file: 'gmail-text-address-not-found.eml', kind: 'dsn', format: 'gmail', messageId: '<gm-0028@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'does not exist', 'nobody.here@gmail.com'],
+    ] },
+  { file: 'gmail-text-delivery-incomplete.eml', kind: 'dsn', format: 'gmail', messageId: null, verp: false, recipients: [
+      [null, 'delayed', 'email.delivery_delayed', null, 'did not accept our requests to connect', 'busy@example.org'],
+    ] },
+  { file: 'hotmail-classic-text.eml', kind: 'dsn', format: 'hotmail', messageId: null, verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'nobody@hotmail.com'],
+    ] },
+  { file: 'jmrp-outlook.eml', kind: 'arf', format: 'jmrp', feedbackType: 'abuse', originalRcptTo: 'someone@outlook.com', messageId: '<ms-0045@acme.test>', verp: true },
+  { file: 'junk-unreadable.eml', kind: 'unknown' },
+  { file: 'office365-html-policy.eml', kind: 'dsn', format: 'exchange', messageId: '<o365-0026@acme.test>', verp: true, recipients: [
+      ['5.7.1', 'failed', 'email.bounced', 'policy', 'blocked using Spamhaus', 'boss@fabrikam.com'],
+    ] },
+  { file: 'opensmtpd.eml', kind: 'dsn', format: 'opensmtpd', messageId: '<os-0036@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.com'],
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
+    ] },
+  { file: 'outlook-com-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ol-0010@acme.test>', verp: true, recipients: [
+      ['5.5.0', 'failed', 'email.bounced', 'soft', 'mailbox unavailable', 'gone@hotmail.com'],
+    ] },
+  { file: 'postfix-text-delay.eml', kind: 'dsn', format: 'postfix', messageId: null, verp: false, recipients: [
+      [null, 'delayed', 'email.delivery_delayed', null, 'Connection refused', 'later@example.org'],
+    ] },
+  { file: 'postfix-text-user-unknown.eml', kind: 'dsn', format: 'postfix', messageId: '<pfx-0021@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in local recipient table', 'nobody@example.com'],
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'unknown user', 'bob@old.example.com'],
+    ] },
+  { file: 'qmail-expired.eml', kind: 'dsn', format: 'qmail', messageId: '<qm-0016@acme.test>', verp: true, recipients: [
+      ['4.4.1', 'failed', 'email.bounced', 'soft', 'in the queue too long', 'slow@example.net'],
+    ] },
+  { file: 'qmail-multi-recipient.eml', kind: 'dsn', format: 'qmail', messageId: '<qm-0017@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'no mailbox here by that name', 'nouser@qmail.example.com'],
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'mailbox full', 'stuffed@example.com'],
+    ] },
+  { file: 'qmail-remote-user-unknown.eml', kind: 'dsn', format: 'qmail', messageId: '<qm-0015@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in virtual mailbox table', 'nobody@example.com'],
+    ] },
+  { file: 'rfc3464-bare-lf-forwarded.eml', kind: 'dsn', format: 'rfc3464', messageId: '<lf-0007@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'alice.old@forward.example'],
+    ] },
+  { file: 'rfc3464-base64-parts.eml', kind: 'dsn', format: 'rfc3464', messageId: '<b64-0013@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Quota exceeded', 'quota@b64.example'],
+    ] },
+  { file: 'rfc3464-delayed.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0003@acme.test>', verp: true, recipients: [
+      ['4.7.1', 'delayed', 'email.delivery_delayed', null, 'Greylisting', 'busy@example.org'],
+    ] },
+  { file: 'rfc3464-expired-4.4.7.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0002@acme.test>', verp: true, recipients: [
+      ['4.4.7', 'failed', 'email.bounced', 'soft', 'Connection timed out', 'slow@example.net'],
+    ] },
+  { file: 'rfc3464-mailbox-full-5.2.2.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ex-0005@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
+    ] },
+  { file: 'rfc3464-mbox-from-line.eml', kind: 'dsn', format: 'rfc3464', messageId: '<mb-0008@acme.test>', verp: true, recipients: [
+      ['5.1.2', 'failed', 'email.bounced', 'hard', 'Host not found', 'nobody@example.org'],
+    ] },
+  { file: 'rfc3464-multi-recipient-mixed.eml', kind: 'dsn', format: 'rfc3464', messageId: '<sm-0006@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'gone@example.com'],
+      ['4.2.2', 'delayed', 'email.delivery_delayed', null, 'over quota', 'later@example.com'],
+      ['2.0.0', 'relayed', null, null, 'queued as', 'ok@example.com'],
+    ] },
+  { file: 'rfc3464-postfix-user-unknown.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0001@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in local recipient table', 'nobody@example.com'],
+    ] },
+  { file: 'rfc6533-global-delivery-status.eml', kind: 'dsn', format: 'rfc6533', messageId: '<g-0011@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '用户 does not exist', '用户@example.jp'],
+    ] },
+  { file: 'sendmail-text.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0023@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.com'],
+    ] },
+  { file: 'sendmail-warning-delayed.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0024@acme.test>', verp: true, recipients: [
+      ['4.4.1', 'delayed', 'email.delivery_delayed', null, 'Connection timed out', 'busy@example.org'],
+    ] },
+  { file: 'text-complaint.eml', kind: 'arf', format: 'text-complaint', feedbackType: 'abuse', originalRcptTo: 'user@smallisp.example', messageId: '<txt-0046@acme.test>', verp: true },
+  { file: 'text-delivery-status-basic-code.eml', kind: 'dsn', format: 'rfc3464', messageId: '<td-0012@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '550 User unknown', 'who@legacy.example.net'],
+    ] },
+  { file: 'yahoo-text-remote.eml', kind: 'dsn', format: 'yahoo', messageId: '<yh-0032@acme.test>', verp: true, recipients: [
+      ['5.7.1', 'failed', 'email.bounced', 'policy', 'Relay access denied', 'blocked@example.net'],
+    ] },
+  { file: 'yahoo-text.eml', kind: 'dsn', format: 'yahoo', messageId: '<yh-0031@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', "doesn't have a yahoo.com account", 'gone.away@yahoo.com'],
+    ] },
+];
+
+async function read(file: string): Promise<Report> {
+  return readReport(readFileSync(join(CORPUS, file)));
+}
+
+describe('feedback corpus', () => {
+  test('when the corpus is listed, then every file has an expectation and it holds at least 30 bounces and 4 ARF reports', () => {
+    const files = readdirSync(CORPUS).filter((f) => f.endsWith('.eml')).sort();
+    expect(EXPECTED.map((e) => e.file).sort()).toEqual(files);
+    expect(EXPECTED.filter((e) => e.kind === 'dsn' || e.file.startsWith('bounce')).length).toBeGreaterThanOrEqual(30);
+    expect(EXPECTED.filter((e) => e.kind === 'arf').length).toBeGreaterThanOrEqual(4);
+    expect(new Set(EXPECTED.filter((e) => e.kind === 'arf').map((e) => (e.kind === 'arf' ? e.format : ''))).size).toBeGreaterThanOrEqual(4);
+  });
+
+  test('when the corpus is listed, then it varies line ends: some files use CRLF and some bare LF', () => {
+    const raw = EXPECTED.map((e) => readFileSync(join(CORPUS, e.file), 'latin1'));
+    expect(raw.filter((r) => r.includes('\r\n')).length).toBeGreaterThanOrEqual(5);
+    expect(raw.filter((r) => !r.includes('\r')).length).toBeGreaterThanOrEqual(5);
+  });
+
+  test.each(EXPECTED.map((e) => [e.file, e] as const))('when %s is read, then it gives what its family says', async (_file, expected) => {
+    const report = await read(expected.file);
+    expect(report.kind).toBe(expected.kind);
+    if (expected.kind === 'dsn' && report.kind === 'dsn') {
+      expect(report.format).toBe(expected.format);
+      expect(report.original.messageId ?? null).toBe(expected.messageId);
+      expect(report.original.returnPath ?? null).toBe(expected.verp ? VERP : null);
+      const actual = report.recipients.map((r) => {
+        const c = classifyBounce(r.status, r.action);
+        return [r.status, r.action, c.event, c.bounceType, r.diagnostic, r.finalRecipient ?? null];
+      });
+      expect(actual).toHaveLength(expected.recipients.length);
+      expected.recipients.forEach(([status, action, event, bounceType, diagnostic, address], i) => {
+        expect(actual[i]).toEqual([status, action, event, bounceType, expect.stringContaining(diagnostic), address]);
+      });
+    } else if (expected.kind === 'arf' && report.kind === 'arf') {
+      expect(report.format).toBe(expected.format);
+      expect(report.feedbackType).toBe(expected.feedbackType);
+      expect(report.originalRcptTo ?? null).toBe(expected.originalRcptTo);
+      expect(report.original.messageId ?? null).toBe(expected.messageId);
+      expect(report.original.returnPath ?? null).toBe(expected.verp ? VERP : null);
+    } else if (report.kind === 'unknown' || report.kind === 'auto-reply') {
+      expect(typeof report.text).toBe('string');
+    }
+  });
+
+  test('when a multi-recipient DSN is read, then the Original-Recipient is xtext-decoded and the relayed one has no event', async () => {
+    const report = await read('rfc3464-multi-recipient-mixed.eml');
+    if (report.kind !== 'dsn') throw new Error(`read as ${report.kind}`);
+    expect(report.reportingMta).toBe('relay.example.com');
+    expect(report.recipients[2]).toMatchObject({ originalRecipient: 'ok+news@example.com', remoteMta: 'legacy.example.com' });
+  });
+
+  test('when a report names a different recipient than the one mailed (a forward), then both addresses are reported as read', async () => {
+    const report = await read('rfc3464-bare-lf-forwarded.eml');
+    if (report.kind !== 'dsn') throw new Error(`read as ${report.kind}`);
+    expect(report.recipients[0]).toMatchObject({ finalRecipient: 'alice.old@forward.example', originalRecipient: 'alice@example.com' });
+    expect(report.original.to).toBe('alice@example.com');
+  });
+
+  test('when Amazon SES reports, then the Reporting-MTA names SES', async () => {
+    const report = await read('amazon-ses.eml');
+    expect(report).toMatchObject({ kind: 'dsn', reportingMta: expect.stringMatching(/\.smtp-out\..*amazonses\.com$/) });
+  });
+
+  test('when an ARF report is read, then its envelope fields are reported', async () => {
+    expect(await read('arf-validity-comcast.eml')).toMatchObject({
+      kind: 'arf',
+      userAgent: 'ReturnPathFBL/2.0',
+      originalMailFrom: VERP,
+      sourceIp: '203.0.113.10',
+      arrivalDate: 'Mon, 23 Nov 2026 00:58:02 -0000',
+    });
+  });
+
+  test('when a report is unreadable, then its text is kept for the event', async () => {
+    const report = await read('bounce-without-code.eml');
+    expect(report).toEqual({ kind: 'unknown', text: expect.stringContaining('could not be delivered') });
+  });
+});
