@@ -13,3 +13,11 @@ declare module 'libmime' {
 declare module 'html-to-text' {
   export function convert(html: string, options?: { wordwrap?: number | false; selectors?: unknown[] }): string;
 }
+
+// 1.9 (CommonJS, Node ≥ 10): 2.x is ESM-only and asks for Node 22, which jest here cannot load.
+declare module 'email-reply-parser' {
+  export default class EmailReplyParser {
+    /** The reply's visible text: quoted history and signature removed. */
+    parseReply(text: string): string;
+  }
+}
