@@ -78,7 +78,8 @@ function toVerdicts(result: MailauthResult): AuthenticationVerdicts {
   const arc = result.arc || null;
   return {
     spf: { result: normalize(spf ? spf.status.result : 'none'), domain: spf ? spf.domain || null : null },
-    dkim: (result.dkim?.results ?? []).map((signature) => ({
+    // An unsigned message yields one "none" result naming no domain: that is an empty list here.
+    dkim: (result.dkim?.results ?? []).filter((signature) => signature.signingDomain).map((signature) => ({
       result: normalize(signature.status.result),
       domain: signature.signingDomain || null,
       selector: signature.selector || null,
