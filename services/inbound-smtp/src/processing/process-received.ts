@@ -1,4 +1,4 @@
-import { createLimiter, type EventQueue, type Logger } from '@mailroom/core';
+import type { EventQueue, Logger } from '@mailroom/core';
 import {
   loadPendingReceivedEmails,
   type PendingReceivedEmail,
@@ -13,8 +13,10 @@ import { type ParsedMessage, parseMessage } from './parse-message';
 
 /** Failed tries after which a message is stored with what is known instead of retried again. */
 export const MAX_PROCESSING_ATTEMPTS = 5;
-// Messages of one job worked on at once: mostly waiting on DNS.
-const PER_JOB_CONCURRENCY = 8;
+// Messages of one job worked on at once (mostly waiting on DNS). Each may be up to
+// INBOUND_MAX_MESSAGE_BYTES, held about three times over while parsed, and INBOUND_CONCURRENCY
+// jobs run at once: keep this small.
+const PER_JOB_CONCURRENCY = 4;
 
 export interface ProcessingDeps {
   pool: Pool;
@@ -46,13 +48,14 @@ export class ProcessingFailedError extends Error {
  * has the failure counted; at the last allowed attempt it is stored with what is known.
  */
 export async function processReceivedEmails(deps: ProcessingDeps, ids: readonly string[]): Promise<ProcessingSummary> {
-  const pending = await loadPendingReceivedEmails(deps.pool, ids);
-  const limit = createLimiter(PER_JOB_CONCURRENCY);
   const summary: ProcessingSummary = { stored: [], failed: [] };
-  let appended = false;
-  await Promise.all(
-    pending.map((email) =>
-      limit(async () => {
+  // A slice at a time: raw messages (up to INBOUND_MAX_MESSAGE_BYTES each) are loaded only for
+  // the few being worked on, whatever the size of the job.
+  for (let start = 0; start < ids.length; start += PER_JOB_CONCURRENCY) {
+    const pending = await loadPendingReceivedEmails(deps.pool, ids.slice(start, start + PER_JOB_CONCURRENCY));
+    let appended = false;
+    await Promise.all(
+      pending.map(async (email) => {
         try {
           const result = await processOne(deps, email);
           if (result.stored) summary.stored.push(email.id);
@@ -62,10 +65,11 @@ export async function processReceivedEmails(deps: ProcessingDeps, ids: readonly 
           deps.logger.error({ err, receivedEmailId: email.id }, 'processing a received email failed');
         }
       }),
-    ),
-  );
-  if (appended) {
-    await deps.eventQueue.notify().catch((err: unknown) => deps.logger.warn({ err }, 'could not notify the events queue; the outbox reconciler will'));
+    );
+    // After the commits, so the dispatcher finds the events; a lost wake-up is caught by the outbox reconciler.
+    if (appended) {
+      await deps.eventQueue.notify().catch((err: unknown) => deps.logger.warn({ err }, 'could not notify the events queue; the outbox reconciler will'));
+    }
   }
   return summary;
 }
