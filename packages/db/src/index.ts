@@ -8,6 +8,7 @@ export * from './auth';
 export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, IdempotencyKey } from './generated/client';
 export { createPool, inTransaction, type Pool, type PoolClient, type Queryable } from './pool';
 export * from './events';
+export * from './inbound-processing';
 export * from './service';
 export * from './routes';
 export * from './received';

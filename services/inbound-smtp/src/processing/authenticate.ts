@@ -1,0 +1,100 @@
+import { type DNSResolver, authenticate as mailauth } from 'mailauth';
+import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
+
+/** mailauth's results, normalized ("temperr" is written "temperror"). */
+export type AuthResult = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy' | 'skipped';
+
+/**
+ * The verdicts stored with a received email and served in `authentication` (DESIGN §7):
+ * SPF on the envelope sender (or HELO), one entry per DKIM signature, DMARC on the From
+ * domain, and the ARC chain.
+ */
+export interface AuthenticationVerdicts {
+  spf: { result: AuthResult; domain: string | null };
+  dkim: { result: AuthResult; domain: string | null; selector: string | null; aligned: boolean }[];
+  dmarc: { result: AuthResult; policy: string | null; domain: string | null };
+  arc: { result: AuthResult };
+}
+
+export interface AuthenticateOptions {
+  remoteAddress: string | null;
+  helo: string | null;
+  mailFrom: string;
+  /** Our host name, as mailauth writes it in Authentication-Results. */
+  mta: string;
+  dnsServers?: string[];
+  dnsTimeoutMs?: number;
+  /** DNS time this message may spend in all. */
+  dnsBudgetMs?: number;
+}
+
+// A bound on mailauth itself, beyond DNS (a key that takes forever, a bug): the budget plus slack.
+const SLACK_MS = 5_000;
+
+/** Every verdict `temperror`: what is stored when authentication could not finish. */
+export function temperrorVerdicts(): AuthenticationVerdicts {
+  return {
+    spf: { result: 'temperror', domain: null },
+    dkim: [],
+    dmarc: { result: 'temperror', policy: null, domain: null },
+    arc: { result: 'temperror' },
+  };
+}
+
+/**
+ * SPF, DKIM, DMARC and ARC verdicts for a received message, by mailauth. Never throws and
+ * never waits longer than the DNS budget plus a few seconds: when DNS or mailauth fails, the
+ * affected verdicts are `temperror`.
+ */
+export async function authenticateMessage(raw: Buffer, options: AuthenticateOptions): Promise<AuthenticationVerdicts> {
+  const budgetMs = options.dnsBudgetMs ?? DEFAULT_DNS_BUDGET_MS;
+  const resolver = createDnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, budgetMs });
+  let timer: NodeJS.Timeout | undefined;
+  const giveUp = new Promise<AuthenticationVerdicts>((resolve) => {
+    timer = setTimeout(() => resolve(temperrorVerdicts()), budgetMs + SLACK_MS);
+  });
+  const work = mailauth(raw, {
+    ip: options.remoteAddress ?? undefined,
+    helo: options.helo ?? undefined,
+    sender: options.mailFrom,
+    mta: options.mta,
+    resolver: resolver as DNSResolver,
+    disableBimi: true,
+  })
+    .then(toVerdicts)
+    .catch(() => temperrorVerdicts());
+  try {
+    return await Promise.race([work, giveUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
+
+function toVerdicts(result: MailauthResult): AuthenticationVerdicts {
+  const spf = result.spf || null;
+  const dmarc = result.dmarc || null;
+  const arc = result.arc || null;
+  return {
+    spf: { result: normalize(spf ? spf.status.result : 'none'), domain: spf ? spf.domain || null : null },
+    // An unsigned message yields one "none" result naming no domain: that is an empty list here.
+    dkim: (result.dkim?.results ?? []).filter((signature) => signature.signingDomain).map((signature) => ({
+      result: normalize(signature.status.result),
+      domain: signature.signingDomain || null,
+      selector: signature.selector || null,
+      aligned: Boolean(signature.status.aligned),
+    })),
+    dmarc: {
+      result: normalize(dmarc ? dmarc.status.result : 'none'),
+      policy: dmarc ? dmarc.policy || null : null,
+      domain: dmarc ? dmarc.domain || null : null,
+    },
+    arc: { result: normalize(arc ? arc.status.result : 'none') },
+  };
+}
+
+function normalize(result: string | undefined): AuthResult {
+  if (result === 'temperr') return 'temperror';
+  return (result ?? 'none') as AuthResult;
+}

@@ -1,0 +1,121 @@
+import type { ReceivedAddress, ReceivedAttachmentContent, ReceivedContent } from '@mailroom/db';
+import type { AddressObject, EmailAddress } from 'mailparser';
+import {
+  decodeHeaderLines,
+  decodeWordsSafely,
+  firstHeader,
+  type HeaderField,
+  messageIdList,
+  parseDateHeader,
+  singleMessageId,
+} from './message-headers';
+import { type MimeAttachment, type MimeMessage, readMime } from './read-mime';
+import { textReplyOf } from './text-reply';
+
+/** A parsed message (DESIGN §7) and, when mailparser failed on it, why. */
+export interface ParsedMessage extends ReceivedContent {
+  /** Set when the body could not be parsed and only the headers were kept. */
+  parseError: string | null;
+}
+
+/**
+ * Parses a raw message into the fields of DESIGN §7. Never throws: when mailparser fails on
+ * the body, the headers are parsed alone and `parseError` says why. Strings are cleaned of
+ * what PostgreSQL cannot store (NUL characters, unpaired surrogates).
+ */
+export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
+  try {
+    return shape(await readMime(raw), null);
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    try {
+      return shape(await readMime(headerBlock(raw)), reason);
+    } catch {
+      return { ...EMPTY, parseError: reason };
+    }
+  }
+}
+
+const EMPTY: ReceivedContent = {
+  from: null,
+  to: [],
+  cc: [],
+  replyTo: [],
+  subject: null,
+  text: null,
+  html: null,
+  textReply: null,
+  headers: [],
+  messageId: null,
+  inReplyTo: null,
+  references: [],
+  date: null,
+  attachments: [],
+};
+
+/** The header section alone (up to the first empty line), for a second try without the body. */
+function headerBlock(raw: Buffer): Buffer {
+  const end = raw.indexOf('\r\n\r\n');
+  const lfEnd = raw.indexOf('\n\n');
+  const cut = end >= 0 ? end + 2 : lfEnd >= 0 ? lfEnd + 1 : raw.length;
+  return Buffer.concat([raw.subarray(0, cut), Buffer.from('\r\n')]);
+}
+
+function shape(mime: MimeMessage, parseError: string | null): ParsedMessage {
+  const headers: HeaderField[] = decodeHeaderLines(mime.headerLines).map((h) => ({ name: clean(h.name), value: clean(h.value) }));
+  const text = mime.hasTextPart && mime.text !== undefined ? clean(mime.text) : null;
+  const html = mime.html === undefined ? null : clean(mime.html);
+  const subject = firstHeader(headers, 'subject');
+  return {
+    from: addresses(mime.headers.get('from'))[0] ?? null,
+    to: addresses(mime.headers.get('to')),
+    cc: addresses(mime.headers.get('cc')),
+    replyTo: addresses(mime.headers.get('reply-to')),
+    subject: subject === undefined ? null : subject,
+    text,
+    html,
+    textReply: nullableClean(textReplyOf(text, html)),
+    headers,
+    messageId: singleMessageId(firstHeader(headers, 'message-id')),
+    inReplyTo: singleMessageId(firstHeader(headers, 'in-reply-to')),
+    references: messageIdList(firstHeader(headers, 'references')),
+    date: parseDateHeader(firstHeader(headers, 'date')),
+    attachments: mime.attachments.map(attachment),
+    parseError,
+  };
+}
+
+/** Every mailbox of an address header (all of them when it is repeated), groups flattened. */
+function addresses(value: unknown): ReceivedAddress[] {
+  const objects = (Array.isArray(value) ? value : value === undefined ? [] : [value]) as AddressObject[];
+  const out: ReceivedAddress[] = [];
+  const visit = (entry: EmailAddress) => {
+    if (entry.group) entry.group.forEach(visit);
+    else if (entry.address) out.push({ address: clean(entry.address), name: entry.name ? clean(decodeWordsSafely(entry.name)) : null });
+  };
+  for (const object of objects) for (const entry of object?.value ?? []) visit(entry);
+  return out;
+}
+
+function attachment(part: MimeAttachment): ReceivedAttachmentContent {
+  const cid = part.cid ?? part.contentId?.trim().replace(/^<|>$/g, '');
+  return {
+    filename: part.filename ? clean(decodeWordsSafely(part.filename)) : null,
+    contentType: clean(part.contentType || 'application/octet-stream'),
+    size: part.content.length,
+    contentId: cid ? clean(cid) : null,
+    disposition: part.contentDisposition ? clean(part.contentDisposition) : null,
+    content: part.content,
+  };
+}
+
+// NUL is refused by PostgreSQL text and jsonb; an unpaired surrogate by jsonb.
+const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function clean(value: string): string {
+  return value.replaceAll('\u0000', '').replace(UNPAIRED_SURROGATE, '\uFFFD');
+}
+
+function nullableClean(value: string | null): string | null {
+  return value === null ? null : clean(value);
+}

@@ -1,0 +1,109 @@
+import { hostname } from 'node:os';
+import { type Config, EventQueue, type Logger, openQueue, openWorker, queues } from '@mailroom/core';
+import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
+import type { Redis } from 'ioredis';
+import { type ProcessingDeps, ProcessingFailedError, processReceivedEmails } from './process-received';
+import { reconcileReceived } from './reconcile-received';
+
+export interface ProcessingOptions {
+  config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers'>;
+  pool: Pool;
+  /** A BullMQ 'worker' connection (no command timeout): the workers block on it. */
+  redis: Redis;
+  /** For producing (events wake-ups, reconciled jobs, schedules); `redis` when absent. */
+  producerRedis?: Redis;
+  logger: Logger;
+  /** Our host name in Authentication-Results; the machine's when absent. */
+  mta?: string;
+  /** Per-query DNS timeout and per-message DNS budget, in ms (defaults: 1.5 s and 8 s). */
+  dnsTimeoutMs?: number;
+  dnsBudgetMs?: number;
+  /** Seconds an unprocessed message is left to its own job before the reconciler takes it. */
+  reconcileGraceSeconds?: number;
+}
+
+export interface RunningProcessing {
+  /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
+  reconcile(): Promise<number>;
+  /** Deletes received mail past INBOUND_RETENTION_DAYS now (the schedule runs it hourly). */
+  deleteExpired(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
+// Parsing a big message and its DNS budget fit well inside; BullMQ renews the lock at half.
+const LOCK_MS = 60_000;
+
+/**
+ * Starts the work after the SMTP 250: a worker on the `inbound` queue that parses and
+ * authenticates received mail and records `email.received`, and the `inbound-maintenance`
+ * schedule (reconcile every RECONCILE_INTERVAL_SECONDS, retention hourly).
+ */
+export async function startProcessing(options: ProcessingOptions): Promise<RunningProcessing> {
+  const { config, pool, redis } = options;
+  const producerRedis = options.producerRedis ?? redis;
+  const logger = options.logger.child({ component: 'inbound-processing' });
+  const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
+  const connection = { connection: redis, prefix: config.queuePrefix };
+  const deps: ProcessingDeps = {
+    pool,
+    eventQueue,
+    logger,
+    mta: options.mta ?? hostname(),
+    dnsServers: config.dnsServers,
+    dnsTimeoutMs: options.dnsTimeoutMs,
+    dnsBudgetMs: options.dnsBudgetMs,
+  };
+
+  const worker = openWorker(
+    queues.inbound,
+    async (payload) => {
+      const summary = await processReceivedEmails(deps, payload.receivedEmailIds);
+      if (summary.failed.length > 0) throw new ProcessingFailedError(`${summary.failed.length} received email(s) failed; retrying`);
+      return summary.stored.length;
+    },
+    { ...connection, concurrency: config.inboundConcurrency, lockDuration: LOCK_MS },
+  );
+  worker.on('failed', (job, err) => logger.warn({ err: err.message, emails: job?.data.receivedEmailIds?.length }, 'inbound job failed'));
+
+  const inbound = openQueue(queues.inbound, { connection: producerRedis, prefix: config.queuePrefix });
+  const reconcile = () => reconcileReceived(pool, inbound, logger, options.reconcileGraceSeconds);
+  const deleteExpired = async () => {
+    const deleted = await deleteExpiredReceivedEmails(pool, { olderThanDays: config.inboundRetentionDays });
+    if (deleted > 0) logger.info({ deleted, retentionDays: config.inboundRetentionDays }, 'deleted received mail past retention');
+    return deleted;
+  };
+
+  const maintenance = openQueue(queues.inboundMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
+  // One scheduler per task for all inbound processes: each tick is one job, run by one of them.
+  await maintenance.queue.upsertJobScheduler(
+    'reconcile',
+    { every: config.reconcileIntervalSeconds * 1000 },
+    { name: queues.inboundMaintenance.name, data: { task: 'reconcile' }, opts: queues.inboundMaintenance.jobOptions },
+  );
+  await maintenance.queue.upsertJobScheduler(
+    'retention',
+    { every: RETENTION_EVERY_MS },
+    { name: queues.inboundMaintenance.name, data: { task: 'retention' }, opts: queues.inboundMaintenance.jobOptions },
+  );
+  const maintenanceWorker = openWorker(queues.inboundMaintenance, (payload) => (payload.task === 'reconcile' ? reconcile() : deleteExpired()), {
+    ...connection,
+    concurrency: 1,
+  });
+  maintenanceWorker.on('failed', (job, err) => logger.warn({ err: err.message, task: job?.data.task }, 'inbound maintenance failed'));
+
+  void worker.run();
+  void maintenanceWorker.run();
+  await Promise.all([worker.waitUntilReady(), maintenanceWorker.waitUntilReady()]);
+  logger.info({ concurrency: config.inboundConcurrency, retentionDays: config.inboundRetentionDays }, 'inbound processing started');
+
+  return {
+    reconcile,
+    deleteExpired,
+    async stop() {
+      // Finishes the jobs in hand; no new ones are taken.
+      await Promise.all([worker.close(), maintenanceWorker.close()]);
+      await Promise.all([inbound.close(), maintenance.close(), eventQueue.close()]);
+    },
+  };
+}

@@ -1,0 +1,23 @@
+// The few functions used from packages that ship no types.
+declare module 'libmime' {
+  // The module is one instance whose methods live on its prototype: import the default.
+  const libmime: {
+    /** Decodes RFC 2047 encoded words ("=?UTF-8?B?…?="); throws on a charset it cannot handle. */
+    decodeWords(value: string): string;
+    /** Splits "Key: value" and unfolds the value (a binary string: one char per byte). */
+    decodeHeader(line: string): { key: string; value: string };
+  };
+  export default libmime;
+}
+
+declare module 'html-to-text' {
+  export function convert(html: string, options?: { wordwrap?: number | false; selectors?: unknown[] }): string;
+}
+
+// 1.9 (CommonJS, Node ≥ 10): 2.x is ESM-only and asks for Node 22, which jest here cannot load.
+declare module 'email-reply-parser' {
+  export default class EmailReplyParser {
+    /** The reply's visible text: quoted history and signature removed. */
+    parseReply(text: string): string;
+  }
+}

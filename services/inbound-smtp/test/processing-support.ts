@@ -1,0 +1,106 @@
+import { createLogger, newId } from '@mailroom/core';
+import type { Pool, Queryable } from '@mailroom/db';
+
+/** A logger that says nothing unless a test run asks for it. */
+export const quietLogger = () => createLogger({ service: 'inbound-test', level: process.env.TEST_LOG_LEVEL ?? 'silent', pretty: false });
+
+export async function insertProject(pool: Pool, projectId = newId('project')): Promise<string> {
+  await pool.query({ text: 'INSERT INTO projects (id, name, updated_at) VALUES ($1, $2, now())', values: [projectId, 'Inbound'] });
+  return projectId;
+}
+
+export interface ReceivedFixture {
+  raw: Buffer | string;
+  projectId: string | null;
+  kind?: 'route' | 'feedback';
+  routeIds?: string[];
+  mailFrom?: string;
+  rcptTo?: string[];
+  remoteAddress?: string | null;
+  helo?: string | null;
+  /** How long ago it arrived, in seconds (the database's clock). */
+  ageSeconds?: number;
+}
+
+/** Inserts a received_emails row as the MX does before its 250: raw bytes and envelope only. */
+export async function insertReceived(db: Queryable, fixture: ReceivedFixture): Promise<string> {
+  const id = newId('receivedEmail');
+  const raw = typeof fixture.raw === 'string' ? Buffer.from(fixture.raw) : fixture.raw;
+  await db.query({
+    text: `INSERT INTO received_emails (id, project_id, kind, route_ids, mail_from, rcpt_to, remote_address, helo, raw, size, created_at)
+           VALUES ($1, $2, $3::"ReceivedKind", $4::text[], $5, $6::text[], $7, $8, $9, $10, now() - make_interval(secs => $11))`,
+    values: [
+      id,
+      fixture.projectId,
+      fixture.kind ?? 'route',
+      fixture.routeIds ?? ['rt_test'],
+      fixture.mailFrom ?? 'ada@sender.test',
+      fixture.rcptTo ?? ['inbox@acme.test'],
+      fixture.remoteAddress === undefined ? '192.0.2.10' : fixture.remoteAddress,
+      fixture.helo === undefined ? 'mx.sender.test' : fixture.helo,
+      raw,
+      raw.length,
+      fixture.ageSeconds ?? 0,
+    ],
+  });
+  return id;
+}
+
+export interface StoredReceived {
+  processed: boolean;
+  processingAttempts: number;
+  processingError: string | null;
+  from: unknown;
+  to: unknown;
+  cc: unknown;
+  replyTo: unknown;
+  subject: string | null;
+  text: string | null;
+  html: string | null;
+  textReply: string | null;
+  headers: { name: string; value: string }[];
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  date: string | null;
+  authentication: unknown;
+  attachments: { filename: string | null; contentType: string; size: number; contentId: string | null; disposition: string | null; content: Buffer }[];
+}
+
+/** A received email as stored, read back with plain SQL. */
+export async function readReceived(db: Queryable, id: string): Promise<StoredReceived> {
+  const { rows } = await db.query<Record<string, unknown>>({
+    text: `SELECT processed_at IS NOT NULL AS processed, processing_attempts, processing_error, from_address, "to", cc, reply_to, subject, text, html,
+                  text_reply, headers, message_id, in_reply_to, "references",
+                  to_char(date, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS date, authentication
+             FROM received_emails WHERE id = $1`,
+    values: [id],
+  });
+  const row = rows[0];
+  if (!row) throw new Error(`no received email ${id}`);
+  const attachments = await db.query<StoredReceived['attachments'][number]>({
+    text: `SELECT filename, content_type AS "contentType", size, content_id AS "contentId", disposition, content
+             FROM received_attachments WHERE received_email_id = $1 ORDER BY position`,
+    values: [id],
+  });
+  return {
+    processed: row.processed as boolean,
+    processingAttempts: row.processing_attempts as number,
+    processingError: row.processing_error as string | null,
+    from: row.from_address,
+    to: row.to,
+    cc: row.cc,
+    replyTo: row.reply_to,
+    subject: row.subject as string | null,
+    text: row.text as string | null,
+    html: row.html as string | null,
+    textReply: row.text_reply as string | null,
+    headers: row.headers as StoredReceived['headers'],
+    messageId: row.message_id as string | null,
+    inReplyTo: row.in_reply_to as string | null,
+    references: (row.references as string[] | null) ?? [],
+    date: row.date as string | null,
+    authentication: row.authentication,
+    attachments: attachments.rows,
+  };
+}
