@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import {
   checkReadiness,
   createLogger,
+  createRedis,
   createServiceRegistry,
   deriveKey,
   listenOn,
@@ -17,6 +18,7 @@ import {
 import { connectBackends, type Backends } from '@mailroom/db';
 import type { Registry } from 'prom-client';
 import type { SMTPServer } from 'smtp-server';
+import { type RunningProcessing, startProcessing } from './processing';
 import { ConnectionLimits } from './smtp/connection-limits';
 import { createMxServer } from './smtp/create-server';
 import { Drain } from './smtp/drain';
@@ -42,6 +44,8 @@ export interface RunningInbound {
   server: SMTPServer;
   backends: Backends;
   registry: Registry;
+  /** The work after the 250: parsing, authentication, email.received, reconciler, retention. */
+  processing: RunningProcessing;
   /** Drains (421 to new connections, messages in DATA finish) and closes everything. */
   stop(): Promise<void>;
 }
@@ -86,6 +90,10 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     throw err;
   }
   const port = (server.server.address() as AddressInfo).port;
+  // BullMQ workers block on their connection, so they get their own ('worker': waits through reconnects).
+  const workerRedis = createRedis(config.redisUrl, 'worker');
+  workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger });
   const ops =
     config.opsPort === undefined
       ? undefined
@@ -104,8 +112,12 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     server,
     backends,
     registry,
+    processing,
     async stop() {
       await drain.drain(server, options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
+      // Messages being parsed finish; anything left is picked up by the reconciler of another process.
+      await processing.stop();
+      workerRedis.disconnect();
       await ops?.close();
       await inboundQueue.close();
       await backends.close();

@@ -11,7 +11,7 @@ export interface ReceivedAddress {
 }
 
 /** One attachment, or inline part with a Content-ID, with its exact decoded bytes. */
-export interface ReceivedAttachmentContent {
+export interface ParsedAttachment {
   filename: string | null;
   contentType: string;
   size: number;
@@ -36,7 +36,7 @@ export interface ReceivedContent {
   inReplyTo: string | null;
   references: string[];
   date: Date | null;
-  attachments: ReceivedAttachmentContent[];
+  attachments: ParsedAttachment[];
 }
 
 export interface ProcessedEmail {

@@ -9,7 +9,7 @@ export async function readReceivedRaw(db: Queryable, projectId: string, id: stri
   return rows[0]?.raw ?? null;
 }
 
-export interface ReceivedAttachmentContent {
+export interface ReceivedAttachmentDownload {
   id: string;
   filename: string | null;
   contentType: string;
@@ -22,8 +22,8 @@ export async function readReceivedAttachment(
   projectId: string,
   receivedEmailId: string,
   attachmentId: string,
-): Promise<ReceivedAttachmentContent | null> {
-  const { rows } = await db.query<ReceivedAttachmentContent>({
+): Promise<ReceivedAttachmentDownload | null> {
+  const { rows } = await db.query<ReceivedAttachmentDownload>({
     text: `SELECT a.id, a.filename, a.content_type AS "contentType", a.content
              FROM received_attachments a
              JOIN received_emails r ON r.id = a.received_email_id

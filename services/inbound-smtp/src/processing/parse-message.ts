@@ -1,4 +1,4 @@
-import type { ReceivedAddress, ReceivedAttachmentContent, ReceivedContent } from '@mailroom/db';
+import type { ReceivedAddress, ParsedAttachment, ReceivedContent } from '@mailroom/db';
 import type { AddressObject, EmailAddress } from 'mailparser';
 import {
   decodeHeaderLines,
@@ -97,7 +97,7 @@ function addresses(value: unknown): ReceivedAddress[] {
   return out;
 }
 
-function attachment(part: MimeAttachment): ReceivedAttachmentContent {
+function attachment(part: MimeAttachment): ParsedAttachment {
   const cid = part.cid ?? part.contentId?.trim().replace(/^<|>$/g, '');
   return {
     filename: part.filename ? clean(decodeWordsSafely(part.filename)) : null,

@@ -5,7 +5,7 @@ import {
   readReceivedAttachment,
   readReceivedRaw,
   type Queryable,
-  type ReceivedAttachmentContent,
+  type ReceivedAttachmentDownload,
   type ReceivedEmailDetail,
   type ReceivedEmailRow,
 } from '@mailroom/db';
@@ -31,7 +31,7 @@ export async function getReceivedRaw(db: Queryable, projectId: string, id: strin
 }
 
 /** An attachment of that very received email of the project; any other is 404. */
-export async function getReceivedAttachment(db: Queryable, projectId: string, id: string, attachmentId: string): Promise<ReceivedAttachmentContent> {
+export async function getReceivedAttachment(db: Queryable, projectId: string, id: string, attachmentId: string): Promise<ReceivedAttachmentDownload> {
   const found = isId('receivedEmail', id) ? await readReceivedAttachment(db, projectId, id, attachmentId) : null;
   if (!found) throw notFound('attachment');
   return found;
