@@ -3,7 +3,7 @@ import { type Config, EventQueue, type Logger, openQueue, openWorker, queues } f
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
 import { type ProcessingDeps, ProcessingFailedError, processReceivedEmails } from './process-received';
-import { reconcileReceived } from './reconcile-received';
+import { RECONCILE_GRACE_SECONDS, reconcileReceived } from './reconcile-received';
 
 export interface ProcessingOptions {
   config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers'>;
@@ -18,7 +18,7 @@ export interface ProcessingOptions {
   /** Per-query DNS timeout and per-message DNS budget, in ms (defaults: 1.5 s and 8 s). */
   dnsTimeoutMs?: number;
   dnsBudgetMs?: number;
-  /** Seconds an unprocessed message is left to its own job before the reconciler takes it. */
+  /** Seconds an unprocessed message is left to its own job before the reconciler takes it (default: 30, or RECONCILE_INTERVAL_SECONDS when shorter). */
   reconcileGraceSeconds?: number;
 }
 
@@ -67,7 +67,9 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
   worker.on('failed', (job, err) => logger.warn({ err: err.message, emails: job?.data.receivedEmailIds?.length }, 'inbound job failed'));
 
   const inbound = openQueue(queues.inbound, { connection: producerRedis, prefix: config.queuePrefix });
-  const reconcile = () => reconcileReceived(pool, inbound, logger, options.reconcileGraceSeconds);
+  // A short reconcile interval (tests, impatient operators) shortens the grace with it.
+  const grace = options.reconcileGraceSeconds ?? Math.min(RECONCILE_GRACE_SECONDS, config.reconcileIntervalSeconds);
+  const reconcile = () => reconcileReceived(pool, inbound, logger, grace);
   const deleteExpired = async () => {
     const deleted = await deleteExpiredReceivedEmails(pool, { olderThanDays: config.inboundRetentionDays });
     if (deleted > 0) logger.info({ deleted, retentionDays: config.inboundRetentionDays }, 'deleted received mail past retention');

@@ -1,0 +1,297 @@
+import { spawn } from 'node:child_process';
+import { createPool, type Pool } from '@mailroom/db';
+import { createTransport } from 'nodemailer';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { DnsServer } from '../../../test/support/dns-server';
+import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from '../../../test/support/gateway';
+import type { ApiClient } from '../../../test/support/http';
+import { ServiceProcess } from '../../../test/support/service-process';
+import { startTestMx, type TestMx, until } from './smtp-support';
+
+/**
+ * Inbound mail end to end, through the real pieces: a route made with the API, real SMTP
+ * clients (swaks, nodemailer) talking to the real MX, the processing after the 250, and the
+ * received email read back through the API in the shape of DESIGN §7.
+ */
+
+function swaks(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('swaks', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+const queuedId = (reply: string) => /inb_[0-9A-Z]{26}/.exec(reply)?.[0] as string;
+
+async function waitProcessed(api: ApiClient, id: string): Promise<any> {
+  let body: any;
+  await until(
+    async () => {
+      const res = await api.get(`/emails/received/${id}`);
+      body = res.body;
+      return res.status === 200 && body.subject !== null && body.authentication !== null;
+    },
+    20_000,
+    `received email ${id} to be processed`,
+  );
+  return body;
+}
+
+// A reply with a quoted history and a signature, an inline image and an attachment.
+function replyMessage(): Buffer {
+  const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+  return Buffer.from(
+    [
+      'From: "Zoë Example" <zoe@example.test>',
+      'To: Support <support@acme.test>, other@elsewhere.test',
+      'Cc: boss@example.test',
+      'Reply-To: replies@example.test',
+      'Subject: =?UTF-8?B?UmU6IHlvdXIgb3JkZXIg4oCTIGTDqWrDoCB2dQ==?=',
+      'Date: Tue, 25 Nov 2025 09:30:00 +0100',
+      'Message-ID: <reply-1@example.test>',
+      'In-Reply-To: <order-7@acme.test>',
+      'References: <order-6@acme.test> <order-7@acme.test>',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/mixed; boundary="outer"',
+      '',
+      '--outer',
+      'Content-Type: multipart/related; boundary="rel"',
+      '',
+      '--rel',
+      'Content-Type: multipart/alternative; boundary="alt"',
+      '',
+      '--alt',
+      'Content-Type: text/plain; charset=utf-8',
+      'Content-Transfer-Encoding: 8bit',
+      '',
+      'Yes, ship it on Monday.',
+      '',
+      '-- ',
+      'Zoë',
+      '',
+      'On Mon, 24 Nov 2025 at 10:00, Acme <support@acme.test> wrote:',
+      '> Shall we ship your order on Monday?',
+      '--alt',
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      '<p>Yes, ship it on Monday.</p><img src="cid:logo@example.test">',
+      '--alt--',
+      '--rel',
+      'Content-Type: image/png',
+      'Content-ID: <logo@example.test>',
+      'Content-Disposition: inline',
+      'Content-Transfer-Encoding: base64',
+      '',
+      png.toString('base64'),
+      '--rel--',
+      '--outer',
+      "Content-Type: text/csv; name*=UTF-8''r%C3%A9sum%C3%A9.csv",
+      "Content-Disposition: attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.csv",
+      '',
+      'a,b',
+      '1,2',
+      '--outer--',
+      '',
+    ].join('\r\n'),
+  );
+}
+
+describe('inbound mail end to end', () => {
+  let database: TestDatabase;
+  let gw: TestGateway;
+  let mx: TestMx;
+  let acme: ApiClient;
+  let acmeToken: string;
+  let globex: ApiClient;
+  let supportRoute: string;
+  let globexRoute: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('inbound-e2e');
+    gw = await startTestGateway({ database, env: { ALLOW_SIGNUP: 'true' } });
+    mx = await startTestMx({ database, env: { RECONCILE_INTERVAL_SECONDS: '1' } });
+    const a = await signUp(gw.api);
+    acmeToken = (await createKey(a.as)).token;
+    acme = gw.api.as({ token: acmeToken });
+    const g = await signUp(gw.api);
+    globex = gw.api.as({ token: (await createKey(g.as)).token });
+    supportRoute = (await acme.post('/routes', { match: 'Support@Acme.test', name: 'Support' })).body.id;
+    globexRoute = (await globex.post('/routes', { match: '*@globex.test' })).body.id;
+  });
+  afterAll(async () => {
+    await mx.close();
+    await gw.close();
+    await database.drop();
+  });
+
+  test('when nodemailer delivers a reply to a route made with the API, then GET /emails/received/{id} shows every field of DESIGN §7', async () => {
+    const raw = replyMessage();
+    const info = await createTransport({ host: '127.0.0.1', port: mx.mx.port, secure: false, ignoreTLS: true, name: 'client.example.test' }).sendMail({
+      envelope: { from: 'bounces@example.test', to: ['support+orders@acme.test'] },
+      raw,
+    });
+    expect(info.response).toMatch(/^250 /);
+    const id = queuedId(info.response);
+    const email = await waitProcessed(acme, id);
+
+    expect(email).toMatchObject({
+      object: 'received_email',
+      id,
+      routeId: supportRoute,
+      from: { address: 'zoe@example.test', name: 'Zoë Example' },
+      to: [
+        { address: 'support@acme.test', name: 'Support' },
+        { address: 'other@elsewhere.test', name: null },
+      ],
+      cc: [{ address: 'boss@example.test', name: null }],
+      replyTo: [{ address: 'replies@example.test', name: null }],
+      subject: 'Re: your order – déjà vu',
+      textReply: 'Yes, ship it on Monday.',
+      messageId: '<reply-1@example.test>',
+      inReplyTo: '<order-7@acme.test>',
+      references: ['<order-6@acme.test>', '<order-7@acme.test>'],
+      date: '2025-11-25T08:30:00.000Z',
+      envelope: { mailFrom: 'bounces@example.test', rcptTo: ['support+orders@acme.test'], remoteAddress: '127.0.0.1', helo: 'client.example.test' },
+      size: raw.length,
+    });
+    expect(email.text).toContain('Yes, ship it on Monday.');
+    expect(email.text).toContain('> Shall we ship your order on Monday?');
+    expect(email.html).toContain('<img src="cid:logo@example.test">');
+    expect(email.headers).toEqual(expect.arrayContaining([{ name: 'Message-ID', value: '<reply-1@example.test>' }]));
+    expect(Object.keys(email.authentication).sort()).toEqual(['arc', 'dkim', 'dmarc', 'spf']);
+    expect(Date.parse(email.createdAt)).not.toBeNaN();
+    expect(email.attachments).toEqual([
+      expect.objectContaining({ filename: null, contentType: 'image/png', contentId: 'logo@example.test', disposition: 'inline', size: 33 }),
+      expect.objectContaining({ filename: 'résumé.csv', contentType: 'text/csv', contentId: null, disposition: 'attachment', size: 8 }),
+    ]);
+
+    const authorization = `Bearer ${acmeToken}`;
+    const rawRes = await fetch(`${gw.gateway.url}/emails/received/${id}/raw`, { headers: { authorization } });
+    expect(Buffer.from(await rawRes.arrayBuffer()).equals(raw)).toBe(true);
+    const csv = email.attachments[1];
+    const csvRes = await fetch(`${gw.gateway.url}/emails/received/${id}/attachments/${csv.id}`, { headers: { authorization } });
+    expect(csvRes.headers.get('content-disposition')).toMatch(/^attachment;/);
+    expect(await csvRes.text()).toBe('a,b\r\n1,2');
+
+    const listed = await acme.get(`/emails/received?routeId=${supportRoute}`);
+    expect(listed.body.data.map((e: { id: string }) => e.id)).toContain(id);
+  });
+
+  test('when swaks delivers to a wildcard route, then the email is parsed and email.received is on the outbox once, with the compact payload', async () => {
+    const { code, output } = await swaks([
+      '--server', `127.0.0.1:${mx.mx.port}`, '--helo', 'swaks.example.test', '--from', 'ann@example.test', '--to', 'Sales@Globex.test',
+      '--header', 'Subject: quote please', '--body', 'How much for 10?', '--silent', '1', '--hide-all',
+    ]);
+    expect(code).toBe(0);
+    expect(output).toBe('');
+    const listed = await globex.get('/emails/received');
+    const id = listed.body.data[0]?.id as string;
+    const email = await waitProcessed(globex, id);
+    expect(email).toMatchObject({ routeId: globexRoute, subject: 'quote please', envelope: { helo: 'swaks.example.test', rcptTo: ['Sales@Globex.test'] } });
+    expect(email.text.trim()).toBe('How much for 10?');
+
+    const events = await mx.pool.query<{ id: string; type: string; data: any }>({
+      text: 'SELECT id, type, data FROM email_events WHERE received_email_id = $1',
+      values: [id],
+    });
+    expect(events.rows).toHaveLength(1);
+    expect(events.rows[0]).toMatchObject({
+      type: 'email.received',
+      data: { email_id: id, from: 'ann@example.test', to: ['Sales@Globex.test'], subject: 'quote please', route_id: globexRoute },
+    });
+  });
+
+  test('when one message is addressed to routes of two projects, then each reads only its own copy and recipients, and the other copy is a 404', async () => {
+    const info = await createTransport({ host: '127.0.0.1', port: mx.mx.port, secure: false, ignoreTLS: true }).sendMail({
+      envelope: { from: 'ann@example.test', to: ['support@acme.test', 'sales@globex.test'] },
+      raw: 'From: ann@example.test\r\nTo: support@acme.test, sales@globex.test\r\nSubject: both\r\n\r\nHi both.\r\n',
+    });
+    expect(info.accepted).toEqual(['support@acme.test', 'sales@globex.test']);
+    const acmeList = (await acme.get('/emails/received')).body.data;
+    const globexList = (await globex.get('/emails/received')).body.data;
+    const acmeCopy = await waitProcessed(acme, acmeList[0].id);
+    const globexCopy = await waitProcessed(globex, globexList[0].id);
+
+    expect(acmeCopy.id).not.toBe(globexCopy.id);
+    expect(acmeCopy.envelope.rcptTo).toEqual(['support@acme.test']);
+    expect(globexCopy.envelope.rcptTo).toEqual(['sales@globex.test']);
+    expect(acmeCopy.routeId).toBe(supportRoute);
+    expect(globexCopy.routeId).toBe(globexRoute);
+    for (const path of ['', '/raw']) {
+      const res = await acme.get(`/emails/received/${globexCopy.id}${path}`);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ name: 'not_found', statusCode: 404 });
+    }
+    expect((await acme.get(`/emails/received?routeId=${globexRoute}`)).body.data).toEqual([]);
+  });
+});
+
+describe('the MX killed right after a 250', () => {
+  let database: TestDatabase;
+  let pool: Pool;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('inbound-kill');
+    pool = createPool(database.url, 2);
+  });
+  afterAll(async () => {
+    await pool.end();
+    await database.drop();
+  });
+
+  test('when the process is SIGKILLed after acknowledging, then after a restart every message is parsed and email.received recorded once, keeping the evt_ id it had', async () => {
+    // Mail from slow.test waits on DNS the MX never gets an answer to, so it is still being
+    // processed when the process dies; mail from fast.test is processed before the kill.
+    const stuckDns = await new DnsServer({ silent: ['slow.test', '_dmarc.slow.test'] }).start();
+    const answeringDns = await new DnsServer().start();
+    const env = testEnv(database, { SMTP_PORT: String(20_000 + Math.floor(Math.random() * 20_000)), RECONCILE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
+    const projectId = 'proj_01KAAAAAAAAAAAAAAAAAAAAAAA';
+    await pool.query({ text: "INSERT INTO projects (id, name, updated_at) VALUES ($1, 'Kill', now())", values: [projectId] });
+    await pool.query({ text: "INSERT INTO routes (id, project_id, match) VALUES ('rt_01KAAAAAAAAAAAAAAAAAAAAAAA', $1, 'in@kill.test')", values: [projectId] });
+    const eventsOf = async () =>
+      (await pool.query<{ id: string; received_email_id: string }>({ text: "SELECT id, received_email_id FROM email_events WHERE type = 'email.received' ORDER BY id" }))
+        .rows;
+
+    const first = await ServiceProcess.start('inbound-smtp', { ...env, DNS_SERVERS: stuckDns.address }, 'inbound SMTP started');
+    const transport = createTransport({ host: '127.0.0.1', port: Number(env.SMTP_PORT), secure: false, ignoreTLS: true });
+    const send = async (from: string, subject: string) =>
+      queuedId((await transport.sendMail({ envelope: { from, to: ['in@kill.test'] }, raw: `From: ${from}\r\nTo: in@kill.test\r\nSubject: ${subject}\r\n\r\nBody.\r\n` })).response);
+    const fast = await send('ann@fast.test', 'fast');
+    await until(async () => (await eventsOf()).length === 1, 10_000, 'the fast message to be processed');
+    const slow = [await send('bob@slow.test', 'slow 1'), await send('bob@slow.test', 'slow 2')];
+    first.kill('SIGKILL');
+    await first.waitForExit();
+    transport.close();
+
+    const before = await eventsOf();
+    expect(before.map((e) => e.received_email_id)).toEqual([fast]);
+    // Every acknowledged message was stored before its 250.
+    const stored = await pool.query<{ id: string; processed_at: Date | null }>({ text: 'SELECT id, processed_at FROM received_emails ORDER BY id' });
+    expect(stored.rows.map((r) => [r.id, r.processed_at !== null])).toEqual([
+      [fast, true],
+      [slow[0], false],
+      [slow[1], false],
+    ]);
+
+    const second = await ServiceProcess.start('inbound-smtp', { ...env, DNS_SERVERS: answeringDns.address }, 'inbound SMTP started');
+    try {
+      await until(
+        async () => (await pool.query({ text: 'SELECT 1 FROM received_emails WHERE processed_at IS NULL' })).rowCount === 0,
+        30_000,
+        'every message to be processed after the restart',
+      );
+      const after = await eventsOf();
+      expect(after.map((e) => e.received_email_id).sort()).toEqual([fast, ...slow].sort());
+      expect(after).toContainEqual(before[0]);
+      const subjects = await pool.query<{ subject: string }>({ text: 'SELECT subject FROM received_emails ORDER BY id' });
+      expect(subjects.rows.map((r) => r.subject)).toEqual(['fast', 'slow 1', 'slow 2']);
+    } finally {
+      await second.stop();
+      await Promise.all([stuckDns.stop(), answeringDns.stop()]);
+    }
+  }, 60_000);
+});
