@@ -1,4 +1,4 @@
-import { isId, newId } from './ids';
+import { idFloor, isId, newId, newIdAt } from './ids';
 
 describe('ids', () => {
   test('when ids are made, then they carry the prefix and sort by creation', () => {
@@ -9,5 +9,14 @@ describe('ids', () => {
     expect(isId('email', ids[0])).toBe(true);
     expect(isId('project', ids[0])).toBe(false);
     expect(isId('email', 'em_../../etc')).toBe(false);
+  });
+
+  test('when an id is made at a given time, then it sorts between the floors of that time and the next millisecond', () => {
+    const time = Date.UTC(2026, 0, 1);
+    const id = newIdAt('receivedEmail', time);
+    expect(isId('receivedEmail', id)).toBe(true);
+    expect(idFloor('receivedEmail', time) <= id).toBe(true);
+    expect(id < idFloor('receivedEmail', time + 1)).toBe(true);
+    expect(newId('receivedEmail') > idFloor('receivedEmail', Date.now() - 1000)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { monotonicFactory } from 'ulid';
+import { encodeTime, monotonicFactory, ulid as ulidAt } from 'ulid';
 
 /** Every id is a prefix and a ULID: unique, and sortable by creation time. */
 export const ID_PREFIX = {
@@ -35,7 +35,8 @@ function pooledRandom(): () => number {
   };
 }
 
-const ulid = monotonicFactory(pooledRandom());
+const random = pooledRandom();
+const ulid = monotonicFactory(random);
 const ULID_PATTERN = '[0-9A-HJKMNP-TV-Z]{26}';
 const patterns = new Map<IdKind, RegExp>(
   Object.entries(ID_PREFIX).map(([kind, prefix]) => [kind as IdKind, new RegExp(`^${prefix}_${ULID_PATTERN}$`)]),
@@ -43,6 +44,19 @@ const patterns = new Map<IdKind, RegExp>(
 
 export function newId(kind: IdKind): string {
   return `${ID_PREFIX[kind]}_${ulid()}`;
+}
+
+/** An id of that kind made at `time` (ms since the epoch), e.g. for data imported or backdated. */
+export function newIdAt(kind: IdKind, time: number): string {
+  return `${ID_PREFIX[kind]}_${ulidAt(time, random)}`;
+}
+
+/**
+ * The smallest id of that kind made at `time`: every id below it was made earlier, so
+ * `id < idFloor(kind, time)` selects by age through the primary key.
+ */
+export function idFloor(kind: IdKind, time: number): string {
+  return `${ID_PREFIX[kind]}_${encodeTime(time, 10)}${'0'.repeat(16)}`;
 }
 
 /** True when `value` is a well-formed id of that kind. Lets lookups skip the database for junk. */

@@ -1,4 +1,4 @@
-import { createLogger, newId } from '@mailroom/core';
+import { createLogger, newId, newIdAt } from '@mailroom/core';
 import type { Pool, Queryable } from '@mailroom/db';
 
 /** A logger that says nothing unless a test run asks for it. */
@@ -24,7 +24,8 @@ export interface ReceivedFixture {
 
 /** Inserts a received_emails row as the MX does before its 250: raw bytes and envelope only. */
 export async function insertReceived(db: Queryable, fixture: ReceivedFixture): Promise<string> {
-  const id = newId('receivedEmail');
+  // Backdated mail gets a backdated id too: retention reads age from the id.
+  const id = newIdAt('receivedEmail', Date.now() - (fixture.ageSeconds ?? 0) * 1000);
   const raw = typeof fixture.raw === 'string' ? Buffer.from(fixture.raw) : fixture.raw;
   await db.query({
     text: `INSERT INTO received_emails (id, project_id, kind, route_ids, mail_from, rcpt_to, remote_address, helo, raw, size, created_at)
