@@ -85,6 +85,11 @@ export class BenchDatabase {
     return Number(rows[0]?.n ?? 0);
   }
 
+  async countProcessed(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>('SELECT count(*) AS n FROM received_emails WHERE processed_at IS NOT NULL');
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async clearReceived(): Promise<void> {
     await this.client.query('TRUNCATE received_emails CASCADE');
   }

@@ -81,13 +81,13 @@ export function startRawSender(sinkPort: number, count: number, inFlight: number
 }
 
 /** The real MX: `node --import tsx services/inbound-smtp/src/main.ts`, ready once its SMTP port accepts connections. */
-export async function startInboundSmtp(env: BenchEnvironment, queuePrefix: string): Promise<RunningServer & { port: number }> {
+export async function startInboundSmtp(env: BenchEnvironment, queuePrefix: string, extraEnv: Record<string, string> = {}): Promise<RunningServer & { port: number }> {
   const port = await freePort();
   const child = spawnTs('inbound-smtp', {
     script: 'services/inbound-smtp/src/main.ts',
     nodeFlags: env.nodeFlags,
     echo: env.echo,
-    env: { ...mailroomEnv(env, queuePrefix), SMTP_PORT: String(port) },
+    env: { ...mailroomEnv(env, queuePrefix), SMTP_PORT: String(port), ...extraEnv },
   });
   const startupMs = await waitForPort(child, port);
   return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
