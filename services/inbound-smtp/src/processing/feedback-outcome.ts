@@ -35,10 +35,11 @@ export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address:
 export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   const { event, bounceType } = classifyBounce(block.status, block.action);
   if (event === null) return null;
+  const reply = splitReply(block.diagnostic);
   const smtp: SmtpReplyData = {
-    code: basicCode(block.diagnostic),
+    code: reply.code,
     enhanced_code: block.status,
-    message: block.diagnostic ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
+    message: reply.text ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
   return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status) };
@@ -70,8 +71,14 @@ export function reportOutcome(report: Report, recipientAddress: string): Feedbac
   }
 }
 
-/** The basic reply code a diagnostic starts with (`550 5.1.1 …`), or null. */
-function basicCode(diagnostic: string | null): number | null {
-  const match = /^\s*([245]\d\d)(?=[\s-]|$)/.exec(diagnostic ?? '');
-  return match ? Number(match[1]) : null;
+/**
+ * A diagnostic as the sender keeps SMTP replies: the basic code it starts with (`550 5.1.1 …`),
+ * or null, and the text after the codes (the whole diagnostic when nothing else is left).
+ */
+function splitReply(diagnostic: string | null): { code: number | null; text: string | null } {
+  if (diagnostic === null) return { code: null, text: null };
+  const match = /^\s*([245]\d\d)(?:[\s-]+|$)(?:[245]\.\d{1,3}\.\d{1,3}(?:\s+|$))?/.exec(diagnostic);
+  if (!match) return { code: null, text: diagnostic };
+  const text = diagnostic.slice(match[0].length).trim();
+  return { code: Number(match[1]), text: text || diagnostic };
 }
