@@ -48,7 +48,7 @@ export async function findSentEmailByMessageId(db: Queryable, messageId: string)
   if (!local.toLowerCase().startsWith('em_') || !isId('email', emailId)) return null;
   const { rows } = await db.query<SentEmailRow>({
     name: 'mailroom-feedback-email-by-message-id',
-    text: `${SELECT_SENT_EMAIL} WHERE e.id = $1 AND lower(e.message_id) = lower($2)`,
+    text: `${SELECT_SENT_EMAIL} WHERE e.id = $1 AND lower(btrim(e.message_id, '<>')) = lower($2)`,
     values: [emailId, bare],
   });
   return toSentEmail(rows[0]);
