@@ -37,6 +37,14 @@ export interface EmailEventData {
   bounce?: { type: 'hard' | 'soft' | 'policy'; code: string | null; message: string };
   open?: { ip_address: string | null; user_agent: string | null };
   click?: { link: string; ip_address: string | null; user_agent: string | null };
+  /** On outcomes from a report received by mail (a DSN, a complaint): the stored report. */
+  report?: ReportLinkData;
+}
+
+/** Where the received report an event comes from can be read: `GET /emails/received/{id}/raw`. */
+export interface ReportLinkData {
+  received_email_id: string;
+  raw_url: string;
 }
 
 /** One event, in the single form used for the timeline and for webhook bodies. */

@@ -11,6 +11,7 @@ export * from './run-service';
 export * from './port-in-use';
 export * from './network';
 export * from './delivery-status';
+export * from './bounce-suppression';
 export * from './send-queue';
 export * from './group-commit';
 export * from './verp';

@@ -13,3 +13,4 @@ export * from './service';
 export * from './routes';
 export * from './received';
 export * from './inbound';
+export * from './feedback';

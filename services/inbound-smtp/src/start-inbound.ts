@@ -69,6 +69,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     },
   });
   const drain = new Drain();
+  const verp = new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain);
   const server = createMxServer({
     name: hostname(),
     maxMessageBytes: config.inboundMaxMessageBytes,
@@ -77,7 +78,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     maxConnections: config.smtpMaxConnections,
     idleTimeoutMs: config.smtpIdleTimeoutSeconds * 1000,
     limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
-    resolver: new RecipientResolver({ db: pool, verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain), bounceDomain: config.bounceDomain }),
+    resolver: new RecipientResolver({ db: pool, verp, bounceDomain: config.bounceDomain }),
     store,
     drain,
     metrics,
@@ -93,7 +94,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
   // BullMQ workers block on their connection, so they get their own ('worker': waits through reconnects).
   const workerRedis = createRedis(config.redisUrl, 'worker');
   workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  const processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger });
+  const processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp });
   const ops =
     config.opsPort === undefined
       ? undefined

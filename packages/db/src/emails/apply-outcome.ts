@@ -1,7 +1,7 @@
 // The pure half of the outcome writer: given a recipient's current row (read under its lock),
 // decides what one outcome does to it under DESIGN §4's transitions, and which events and
 // suppression it brings.
-import { canTransition, isTestAddress, newId, type DeliveryStatus, type EmailEventData, type SmtpReplyData, type WebhookEventType } from '@mailroom/core';
+import { canTransition, isTestAddress, newId, type DeliveryStatus, type EmailEventData, type ReportLinkData, type SmtpReplyData, type WebhookEventType } from '@mailroom/core';
 import { eventData, type EmailEventSubject } from './event-data';
 import type { EmailEventRow } from './insert-events';
 
@@ -44,6 +44,8 @@ export interface RecipientFeedback {
    * below tell a replay apart (so a delay without a key is recorded each time).
    */
   sourceKey?: string;
+  /** The received report it comes from (see `reportLink`), put in its event's data. */
+  report?: ReportLinkData;
 }
 
 /** Anything the writer applies. */
@@ -110,7 +112,7 @@ export function applyOutcome(state: RecipientState, record: OutcomeRecord): Appl
     ...base,
     id: newId('event'),
     type,
-    data: eventData(record.email, record.recipient.address, extra),
+    data: eventData(record.email, record.recipient.address, 'report' in record && record.report ? { ...extra, report: record.report } : extra),
     created_at: at.toISOString(),
     ...('sourceKey' in record && record.sourceKey !== undefined ? { source_key: record.sourceKey } : {}),
   });

@@ -1,6 +1,6 @@
 // The `data` of events about sent mail (DESIGN §5). The events themselves are written to the
 // outbox by recordOutcomes, in the transaction of the change they report.
-import type { EmailEventData } from '@mailroom/core';
+import type { EmailEventData, ReportLinkData } from '@mailroom/core';
 
 /** The fields of an email every event about it carries. */
 export interface EmailEventSubject {
@@ -22,4 +22,12 @@ export function eventData(email: EmailEventSubject, recipient: string, extra: Pa
     recipient,
     ...extra,
   };
+}
+
+/**
+ * The `report` of an outcome that came from a received report (DSN, ARF): its `inb_…` id and
+ * the URL of its raw bytes, `<PUBLIC_API_URL>/emails/received/<id>/raw`, readable by the project.
+ */
+export function reportLink(receivedEmailId: string, publicApiUrl: string): ReportLinkData {
+  return { received_email_id: receivedEmailId, raw_url: `${publicApiUrl.replace(/\/+$/, '')}/emails/received/${encodeURIComponent(receivedEmailId)}/raw` };
 }

@@ -6,6 +6,8 @@ export interface PendingReceivedEmail {
   projectId: string | null;
   kind: 'route' | 'feedback';
   routeIds: string[];
+  /** For feedback at a VERP address: the email_recipients id (rcpt_…) the address names, MAC verified at RCPT. */
+  feedbackRecipientId: string | null;
   mailFrom: string;
   rcptTo: string[];
   remoteAddress: string | null;
@@ -20,6 +22,7 @@ interface PendingRow {
   project_id: string | null;
   kind: 'route' | 'feedback';
   route_ids: string[] | null;
+  feedback_recipient_id: string | null;
   mail_from: string;
   rcpt_to: string[] | null;
   remote_address: string | null;
@@ -38,7 +41,7 @@ export async function loadPendingReceivedEmails(db: Queryable, ids: readonly str
   if (ids.length === 0) return [];
   const { rows } = await db.query<PendingRow>({
     name: 'mailroom-load-pending-received',
-    text: `SELECT id, project_id, kind, route_ids, mail_from, rcpt_to, remote_address, helo, raw, processing_attempts, created_at
+    text: `SELECT id, project_id, kind, route_ids, feedback_recipient_id, mail_from, rcpt_to, remote_address, helo, raw, processing_attempts, created_at
              FROM received_emails
             WHERE id = ANY($1::text[]) AND processed_at IS NULL
             ORDER BY id`,
@@ -49,6 +52,7 @@ export async function loadPendingReceivedEmails(db: Queryable, ids: readonly str
     projectId: r.project_id,
     kind: r.kind,
     routeIds: r.route_ids ?? [],
+    feedbackRecipientId: r.feedback_recipient_id,
     mailFrom: r.mail_from,
     rcptTo: r.rcpt_to ?? [],
     remoteAddress: r.remote_address,

@@ -8,6 +8,7 @@ import {
   storeProcessedEmail,
   type StoreResult,
 } from '@mailroom/db';
+import { applyFeedback, type FeedbackOptions } from './apply-feedback';
 import { authenticateMessage } from './authenticate';
 import { type ParsedMessage, parseMessage } from './parse-message';
 
@@ -28,6 +29,8 @@ export interface ProcessingDeps {
   dnsTimeoutMs?: number;
   dnsBudgetMs?: number;
   maxAttempts?: number;
+  /** Turns feedback (bounces, complaints) into outcomes on sent email; without it feedback is only stored. */
+  feedback?: FeedbackOptions;
 }
 
 export interface ProcessingSummary {
@@ -59,7 +62,7 @@ export async function processReceivedEmails(deps: ProcessingDeps, ids: readonly 
         try {
           const result = await processOne(deps, email);
           if (result.stored) summary.stored.push(email.id);
-          appended ||= result.eventIds.length > 0;
+          appended ||= result.appended;
         } catch (err) {
           summary.failed.push(email.id);
           deps.logger.error({ err, receivedEmailId: email.id }, 'processing a received email failed');
@@ -74,9 +77,17 @@ export async function processReceivedEmails(deps: ProcessingDeps, ids: readonly 
   return summary;
 }
 
-async function processOne(deps: ProcessingDeps, email: PendingReceivedEmail): Promise<StoreResult> {
+interface OneResult {
+  stored: boolean;
+  /** Events were appended (email.received, or a feedback outcome). */
+  appended: boolean;
+}
+
+const fromStore = (result: StoreResult, feedbackEvents = 0): OneResult => ({ stored: result.stored, appended: result.eventIds.length + feedbackEvents > 0 });
+
+async function processOne(deps: ProcessingDeps, email: PendingReceivedEmail): Promise<OneResult> {
   const maxAttempts = deps.maxAttempts ?? MAX_PROCESSING_ATTEMPTS;
-  if (email.processingAttempts >= maxAttempts) return giveUp(deps, email, null, 'gave up after repeated failures');
+  if (email.processingAttempts >= maxAttempts) return fromStore(await giveUp(deps, email, null, 'gave up after repeated failures'));
   let parsed: ParsedMessage | null = null;
   try {
     parsed = await parseMessage(email.raw);
@@ -89,12 +100,15 @@ async function processOne(deps: ProcessingDeps, email: PendingReceivedEmail): Pr
       dnsTimeoutMs: deps.dnsTimeoutMs,
       dnsBudgetMs: deps.dnsBudgetMs,
     });
-    return await storeProcessedEmail(deps.pool, { email, content: parsed, authentication, processingError: parsed.parseError });
+    // The outcome first (idempotent by the report's id), then the row marked processed: a crash
+    // in between applies the report again, which records nothing more.
+    const feedbackEvents = email.kind === 'feedback' && deps.feedback ? await applyFeedback({ pool: deps.pool, logger: deps.logger, ...deps.feedback }, email) : 0;
+    return fromStore(await storeProcessedEmail(deps.pool, { email, content: parsed, authentication, processingError: parsed.parseError }), feedbackEvents);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     // When the database is down this throws too, and the message waits for the next try.
     const attempts = await recordProcessingFailure(deps.pool, email.id, reason);
-    if (attempts !== null && attempts >= maxAttempts) return giveUp(deps, email, parsed, reason);
+    if (attempts !== null && attempts >= maxAttempts) return fromStore(await giveUp(deps, email, parsed, reason));
     throw err;
   }
 }

@@ -1,12 +1,14 @@
 import { hostname } from 'node:os';
-import { type Config, EventQueue, type Logger, openQueue, openWorker, queues } from '@mailroom/core';
+import { type Config, EventQueue, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
 import { type ProcessingDeps, ProcessingFailedError, processReceivedEmails } from './process-received';
 import { RECONCILE_GRACE_SECONDS, reconcileReceived } from './reconcile-received';
 
 export interface ProcessingOptions {
-  config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers'>;
+  config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers'> &
+    // Loaded configs always have it; without it feedback is stored but turns into no outcome.
+    Partial<Pick<Readonly<Config>, 'publicApiUrl'>>;
   pool: Pool;
   /** A BullMQ 'worker' connection (no command timeout): the workers block on it. */
   redis: Redis;
@@ -18,6 +20,8 @@ export interface ProcessingOptions {
   /** Per-query DNS timeout and per-message DNS budget, in ms (defaults: 1.5 s and 8 s). */
   dnsTimeoutMs?: number;
   dnsBudgetMs?: number;
+  /** Reads VERP return paths inside complaint reports to fbl@ (their Message-ID matches without it). */
+  verp?: Verp;
   /** Seconds an unprocessed message is left to its own job before the reconciler takes it (default: 30, or RECONCILE_INTERVAL_SECONDS when shorter). */
   reconcileGraceSeconds?: number;
 }
@@ -53,6 +57,7 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
     dnsServers: config.dnsServers,
     dnsTimeoutMs: options.dnsTimeoutMs,
     dnsBudgetMs: options.dnsBudgetMs,
+    feedback: config.publicApiUrl === undefined ? undefined : { publicApiUrl: config.publicApiUrl, verp: options.verp },
   };
 
   const worker = openWorker(

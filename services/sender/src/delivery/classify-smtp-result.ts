@@ -1,3 +1,4 @@
+import { bounceSuppressesAddress } from '@mailroom/core';
 import type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
 import { parseRetryAfterSeconds } from './parse-retry-after';
 import { parseSmtpReply } from './parse-smtp-reply';
@@ -108,15 +109,12 @@ export function classifyReply(
   return { kind: 'bounced', smtp: reply, bounceType, suppress };
 }
 
-// Enhanced codes whose subject is addressing (X.1.*) but whose detail is about the sender.
-const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
-
 function bounceClass(enhancedCode: string | null, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
-  const [, subject, detail] = (enhancedCode ?? '').split('.');
+  const [, subject] = (enhancedCode ?? '').split('.');
   switch (subject) {
     case '1': {
-      const aboutSender = senderRejected || SENDER_ADDRESS_DETAILS.has(detail ?? '');
-      return { bounceType: 'hard', suppress: !aboutSender };
+      // A refused MAIL FROM is about our sender, whatever its code; else the shared rule (5.1.7/5.1.8 never suppress).
+      return { bounceType: 'hard', suppress: !senderRejected && bounceSuppressesAddress(enhancedCode) };
     }
     case '7':
       return { bounceType: 'policy', suppress: false };

@@ -1,0 +1,14 @@
+// Enhanced codes whose subject is addressing (X.1.*) but whose detail is about the sender:
+// 5.1.7 bad sender mailbox syntax, 5.1.8 bad sender's system address (RFC 3463).
+const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
+
+/**
+ * Whether a bounce with this enhanced status code suppresses the recipient's address (DESIGN §4):
+ * only 5.1.x, "no such mailbox or domain", except 5.1.7 and 5.1.8, which are about our sender
+ * address, not the recipient. Policy (5.7.x), mailbox full (5.2.x) and everything else never
+ * suppress. The one rule for the sender's SMTP replies and for bounce reports received by mail.
+ */
+export function bounceSuppressesAddress(enhancedCode: string | null): boolean {
+  const match = /^5\.1\.(\d{1,3})$/.exec(enhancedCode?.trim() ?? '');
+  return match !== null && !SENDER_ADDRESS_DETAILS.has(String(Number(match[1])));
+}

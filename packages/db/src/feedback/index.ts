@@ -1,0 +1,2 @@
+export * from './assign-project';
+export * from './find-sent-email';

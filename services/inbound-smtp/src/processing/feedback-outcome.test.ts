@@ -1,0 +1,94 @@
+import type { DsnRecipient, Report } from '../feedback/read-report';
+import { pickRecipient } from './apply-feedback';
+import { chooseDsnRecipient, dsnOutcome, reportOutcome } from './feedback-outcome';
+
+const block = (over: Partial<DsnRecipient>): DsnRecipient => ({ action: 'failed', status: '5.1.1', diagnostic: '550 5.1.1 No such user', ...over });
+const arf = (feedbackType: string): Report => ({ kind: 'arf', feedbackType: feedbackType as never, original: {}, format: 'arf', userAgent: 'Yahoo!-Mail-Feedback/2.0' });
+
+describe('chooseDsnRecipient', () => {
+  const a = block({ finalRecipient: 'a@example.test', action: 'delivered', status: '2.0.0' });
+  const b = block({ finalRecipient: 'b@example.test' });
+  const c = block({ originalRecipient: '<C@Example.test>', action: 'delayed', status: '4.2.2' });
+
+  test('when a block names the recipient (final or original, any case), then that block', () => {
+    expect(chooseDsnRecipient([a, b, c], 'b@example.test')).toBe(b);
+    expect(chooseDsnRecipient([a, b, c], 'c@EXAMPLE.test')).toBe(c);
+  });
+
+  test('when none names it, then the only failed or delayed block, else the first', () => {
+    expect(chooseDsnRecipient([a, b], 'z@example.test')).toBe(b);
+    expect(chooseDsnRecipient([a, b, c], 'z@example.test')).toBe(a);
+    expect(chooseDsnRecipient([], 'z@example.test')).toBeUndefined();
+  });
+});
+
+describe('dsnOutcome', () => {
+  test.each([
+    ['5.1.1', 'failed', { kind: 'bounced', bounceType: 'hard', suppress: true }],
+    ['5.1.10', 'failed', { kind: 'bounced', bounceType: 'hard', suppress: true }],
+    ['5.1.7', 'failed', { kind: 'bounced', bounceType: 'hard', suppress: false }],
+    ['5.1.8', 'failed', { kind: 'bounced', bounceType: 'hard', suppress: false }],
+    ['5.7.1', 'failed', { kind: 'bounced', bounceType: 'policy', suppress: false }],
+    ['5.2.2', 'failed', { kind: 'bounced', bounceType: 'soft', suppress: false }],
+    ['4.4.7', 'failed', { kind: 'bounced', bounceType: 'soft', suppress: false }],
+    ['4.2.2', 'delayed', { kind: 'deferred' }],
+  ] as const)('when the status is %s and the action %s, then %j', (status, action, expected) => {
+    expect(dsnOutcome(block({ status, action }))).toMatchObject(expected);
+  });
+
+  test('when delivered or relayed, then no outcome', () => {
+    expect(dsnOutcome(block({ action: 'delivered', status: '2.0.0' }))).toBeNull();
+    expect(dsnOutcome(block({ action: 'relayed', status: '2.0.0' }))).toBeNull();
+  });
+
+  test('when the diagnostic starts with a reply code, then smtp carries it, the status as enhanced code and the text after the codes', () => {
+    expect(dsnOutcome(block({ diagnostic: '550 5.1.1 <x@example.test>: Recipient address rejected' }))).toEqual({
+      kind: 'bounced',
+      bounceType: 'hard',
+      suppress: true,
+      smtp: { code: 550, enhanced_code: '5.1.1', message: '<x@example.test>: Recipient address rejected' },
+    });
+    expect(dsnOutcome(block({ diagnostic: 'Mailbox unavailable' }))).toMatchObject({ smtp: { code: null, message: 'Mailbox unavailable' } });
+    expect(dsnOutcome(block({ diagnostic: '550' }))).toMatchObject({ smtp: { code: 550, message: '550' } });
+    expect(dsnOutcome(block({ diagnostic: null, status: '4.4.7' }))).toMatchObject({ smtp: { code: null, enhanced_code: '4.4.7', message: 'Action: failed, Status: 4.4.7' } });
+  });
+});
+
+describe('reportOutcome', () => {
+  test('when a report is unreadable, then a soft bounce with no code and its text', () => {
+    expect(reportOutcome({ kind: 'unknown', text: 'Something went wrong.' }, 'a@example.test')).toEqual({
+      kind: 'bounced',
+      bounceType: 'soft',
+      suppress: false,
+      smtp: { code: null, enhanced_code: null, message: 'Something went wrong.' },
+    });
+  });
+
+  test('when it is an automatic reply, then nothing', () => {
+    expect(reportOutcome({ kind: 'auto-reply', text: 'Out of office' }, 'a@example.test')).toBeNull();
+  });
+
+  test.each(['abuse', 'fraud', 'other', 'virus'])('when an ARF report is %s, then a complaint', (type) => {
+    expect(reportOutcome(arf(type), 'a@example.test')).toEqual({ kind: 'complained', detail: `${type} report (Yahoo!-Mail-Feedback/2.0)` });
+  });
+
+  test.each(['not-spam', 'auth-failure'])('when an ARF report is %s, then no outcome', (type) => {
+    expect(reportOutcome(arf(type), 'a@example.test')).toBeNull();
+  });
+});
+
+describe('pickRecipient', () => {
+  const ann = { id: 'rcpt_1', address: 'Ann@example.test' };
+  const bob = { id: 'rcpt_2', address: 'bob@example.test' };
+
+  test('when Original-Rcpt-To names a recipient, then that one; else the one To names; else the only one', () => {
+    expect(pickRecipient([ann, bob], 'ann@EXAMPLE.test', 'bob@example.test')).toBe(ann);
+    expect(pickRecipient([ann, bob], undefined, 'Bob <bob@example.test>')).toBe(bob);
+    expect(pickRecipient([ann], 'redacted@example.invalid', undefined)).toBe(ann);
+  });
+
+  test('when several recipients and nothing names one of them, then none', () => {
+    expect(pickRecipient([ann, bob], undefined, 'ann@example.test, bob@example.test')).toBeNull();
+    expect(pickRecipient([ann, bob], undefined, undefined)).toBeNull();
+  });
+});
