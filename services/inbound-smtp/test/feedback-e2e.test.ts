@@ -230,6 +230,22 @@ describe('delivery status notifications at a VERP address', () => {
     expect(feedbackEvents((await s.api.get(`/emails/${sent.id}`)).body).map((e: any) => e.type)).toEqual(['email.delivery_delayed']);
   });
 
+  test('when a remote server delivers the same delay report twice, then it is on the timeline once; a later, different delay report is added', async () => {
+    const to = 'twice@example.test';
+    const sent = await sendDelivered(to);
+    const report = (id: string) =>
+      dsn({ to: sent.returnPaths[to]!, messageId: sent.messageId, blocks: [block(to, 'delayed', '4.4.1', '451 4.4.1 No answer from host')] }).replace(
+        'Message-ID: <dsn-1@mx.example.net>',
+        `Message-ID: <${id}@mx.example.net>`,
+      );
+    await deliver(sent.returnPaths[to]!, report('delay-a'));
+    await deliver(sent.returnPaths[to]!, report('delay-a'));
+    await deliver(sent.returnPaths[to]!, report('delay-b'));
+    const email = (await s.api.get(`/emails/${sent.id}`)).body;
+    expect(feedbackEvents(email).map((e: any) => e.type)).toEqual(['email.delivery_delayed', 'email.delivery_delayed']);
+    expect(email.status).toBe('delivered');
+  });
+
   test('when the report names another recipient than the VERP address, then it is applied to the VERP address’s recipient', async () => {
     const sent = await sendDelivered(['first@example.test', 'second@example.test']);
     const returnPath = sent.returnPaths['second@example.test']!;

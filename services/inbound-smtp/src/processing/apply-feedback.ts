@@ -24,7 +24,18 @@ export interface FeedbackDeps extends FeedbackOptions {
   logger: Logger;
 }
 
-type FeedbackEmail = Pick<PendingReceivedEmail, 'id' | 'projectId' | 'feedbackRecipientId' | 'raw' | 'createdAt'>;
+type FeedbackEmail = Pick<PendingReceivedEmail, 'id' | 'projectId' | 'feedbackRecipientId' | 'raw' | 'createdAt'> & {
+  /** The report's own Message-ID, when it has one. */
+  messageId: string | null;
+};
+
+/**
+ * What makes two reports "the same report": its Message-ID, so a report a remote server
+ * delivers twice (two stored rows) is applied once; without one, the stored row.
+ */
+export function reportSourceKey(email: Pick<FeedbackEmail, 'id' | 'messageId'>): string {
+  return email.messageId ? `message-id:${email.messageId.toLowerCase()}` : email.id;
+}
 
 /** The sent email and recipient a report is about. */
 interface Target {
@@ -37,7 +48,8 @@ interface Target {
 /**
  * Turns one received feedback message (a row of kind `feedback`) into an outcome on the sent
  * email it is about (DESIGN §7 "Feedback"), through the one writer of outcomes with the
- * received email's id as the source key, so applying it again records nothing more. Call it
+ * report's Message-ID (or stored id) as the source key, so applying it again — or the same
+ * report delivered twice — records nothing more. Call it
  * before the row is marked processed: a crash in between re-applies it, which changes nothing.
  *
  * - At a VERP address the report is about exactly the recipient the address names, whatever
@@ -65,7 +77,7 @@ export async function applyFeedback(deps: FeedbackDeps, email: FeedbackEmail): P
           recipient: target.recipient,
           outcome,
           at: email.createdAt,
-          sourceKey: email.id,
+          sourceKey: reportSourceKey(email),
           report: reportLink(email.id, deps.publicApiUrl),
         },
       ])

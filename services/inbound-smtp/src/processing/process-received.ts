@@ -100,9 +100,12 @@ async function processOne(deps: ProcessingDeps, email: PendingReceivedEmail): Pr
       dnsTimeoutMs: deps.dnsTimeoutMs,
       dnsBudgetMs: deps.dnsBudgetMs,
     });
-    // The outcome first (idempotent by the report's id), then the row marked processed: a crash
-    // in between applies the report again, which records nothing more.
-    const feedbackEvents = email.kind === 'feedback' && deps.feedback ? await applyFeedback({ pool: deps.pool, logger: deps.logger, ...deps.feedback }, email) : 0;
+    // The outcome first (idempotent by the report's Message-ID or id), then the row marked
+    // processed: a crash in between applies the report again, which records nothing more.
+    const feedbackEvents =
+      email.kind === 'feedback' && deps.feedback
+        ? await applyFeedback({ pool: deps.pool, logger: deps.logger, ...deps.feedback }, { ...email, messageId: parsed.messageId })
+        : 0;
     return fromStore(await storeProcessedEmail(deps.pool, { email, content: parsed, authentication, processingError: parsed.parseError }), feedbackEvents);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
