@@ -71,3 +71,60 @@ export function singleMessageId(value: string | undefined): string | null {
   const trimmed = value?.trim() ?? '';
   return trimmed === '' ? null : trimmed;
 }
+
+/** A message split at its header section: each header field's raw bytes (folding and line end included) and the body. */
+export interface SplitMessage {
+  fields: Buffer[];
+  body: Buffer;
+}
+
+/**
+ * Splits a raw message into its header fields and body in one pass (the header section ends at
+ * the first empty line, CRLF or bare LF). A line that does not start with a space or tab starts
+ * a new field, with or without a colon.
+ */
+export function splitHeaderFields(raw: Buffer): SplitMessage {
+  const fields: Buffer[] = [];
+  let fieldStart = 0;
+  let at = 0;
+  while (at < raw.length) {
+    const lf = raw.indexOf(0x0a, at);
+    const next = lf < 0 ? raw.length : lf + 1;
+    const empty = next - at <= 2 && (raw[at] === 0x0a || (raw[at] === 0x0d && raw[at + 1] === 0x0a));
+    if (empty) {
+      if (at > fieldStart) fields.push(raw.subarray(fieldStart, at));
+      return { fields, body: raw.subarray(next) };
+    }
+    const continuation = raw[at] === 0x20 || raw[at] === 0x09;
+    if (!continuation && at > fieldStart) {
+      fields.push(raw.subarray(fieldStart, at));
+      fieldStart = at;
+    }
+    at = next;
+  }
+  if (at > fieldStart) fields.push(raw.subarray(fieldStart, at));
+  return { fields, body: Buffer.alloc(0) };
+}
+
+/** The lower-cased name of a raw header field ('' when it has no colon). */
+export function fieldName(field: Buffer): string {
+  const colon = field.indexOf(0x3a);
+  const lf = field.indexOf(0x0a);
+  if (colon < 0 || (lf >= 0 && colon > lf)) return '';
+  return field.subarray(0, colon).toString('latin1').trim().toLowerCase();
+}
+
+/** Physical lines in a raw header field. */
+export function fieldLines(field: Buffer): number {
+  let lines = 0;
+  for (let at = field.indexOf(0x0a); at >= 0; at = field.indexOf(0x0a, at + 1)) lines += 1;
+  return Math.max(lines, 1);
+}
+
+/** A raw field cut to at most `max` bytes, at a line end when one is inside, and ended with CRLF. */
+export function cutField(field: Buffer, max: number): Buffer {
+  if (field.length <= max) return field;
+  const lastLf = field.subarray(0, max).lastIndexOf(0x0a);
+  const kept = lastLf > 0 ? field.subarray(0, lastLf + 1) : Buffer.concat([field.subarray(0, max - 2), Buffer.from('\r\n')]);
+  return kept;
+}

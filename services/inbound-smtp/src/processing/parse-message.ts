@@ -85,11 +85,15 @@ function shape(mime: MimeMessage, parseError: string | null): ParsedMessage {
   };
 }
 
-/** Every mailbox of an address header (all of them when it is repeated), groups flattened. */
+/** Mailboxes kept of one address field (To, Cc, Reply-To), in order. */
+export const MAX_ADDRESSES = 1_000;
+
+/** Every mailbox of an address header (all of them when it is repeated), groups flattened, at most MAX_ADDRESSES. */
 function addresses(value: unknown): ReceivedAddress[] {
   const objects = (Array.isArray(value) ? value : value === undefined ? [] : [value]) as AddressObject[];
   const out: ReceivedAddress[] = [];
   const visit = (entry: EmailAddress) => {
+    if (out.length >= MAX_ADDRESSES) return;
     if (entry.group) entry.group.forEach(visit);
     else if (entry.address) out.push({ address: clean(entry.address), name: entry.name ? clean(decodeWordsSafely(entry.name)) : null });
   };

@@ -1,4 +1,5 @@
 import { type AttachmentStream, type HeaderLines, type Headers, MailParser, type MessageText } from 'mailparser';
+import { cutField, fieldName, splitHeaderFields } from './message-headers';
 
 /** An attachment as mailparser gives it, its content read into memory. */
 export type MimeAttachment = Omit<AttachmentStream, 'content'> & { content: Buffer };
@@ -72,6 +73,49 @@ export function readMime(raw: Buffer): Promise<MimeMessage> {
       message.hasTextPart = (parser as unknown as { hasText: boolean }).hasText === true;
       resolve(message);
     });
-    parser.end(raw);
+    parser.end(boundHeaderSection(raw));
   });
+}
+
+// What mailparser is shown of a message's header section (the raw message is stored whole).
+// mailparser refuses a header section over 1 MiB outright, and long folded fields cost every
+// reader: so the parsed headers are the first MAX_PARSED_FIELDS fields within
+// MAX_PARSED_HEADER_BYTES, each cut to MAX_PARSED_FIELD_BYTES, plus the fields the API's parsed
+// values come from wherever they are, within twice those numbers.
+export const MAX_PARSED_FIELDS = 1_000;
+export const MAX_PARSED_FIELD_BYTES = 64 * 1024;
+export const MAX_PARSED_HEADER_BYTES = 256 * 1024;
+const ESSENTIAL_FIELDS = new Set([
+  'from',
+  'to',
+  'cc',
+  'reply-to',
+  'subject',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+]);
+
+/** The message as parsed: the raw bytes when the header section is within bounds, else a copy with a bounded one. */
+export function boundHeaderSection(raw: Buffer): Buffer {
+  const { fields, body } = splitHeaderFields(raw);
+  const total = raw.length - body.length;
+  if (fields.length <= MAX_PARSED_FIELDS && total <= MAX_PARSED_HEADER_BYTES && fields.every((f) => f.length <= MAX_PARSED_FIELD_BYTES)) return raw;
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  for (const field of fields) {
+    const cut = cutField(field, MAX_PARSED_FIELD_BYTES);
+    const essential = ESSENTIAL_FIELDS.has(fieldName(field));
+    const room = essential ? 2 * MAX_PARSED_HEADER_BYTES : MAX_PARSED_HEADER_BYTES;
+    if (kept.length < (essential ? 2 : 1) * MAX_PARSED_FIELDS && bytes + cut.length <= room) {
+      kept.push(cut);
+      bytes += cut.length;
+    }
+  }
+  return Buffer.concat([...kept, Buffer.from('\r\n'), body]);
 }
