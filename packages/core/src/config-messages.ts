@@ -46,6 +46,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   SMTP_MAX_CONNECTIONS_PER_IP: 'a whole number of connections, at least 1',
   SMTP_IDLE_TIMEOUT_SECONDS: 'a whole number of seconds, at least 1',
   INBOUND_CONCURRENCY: 'a whole number from 1 to 100',
+  INBOUND_ROLE: 'one of all, smtp, processing',
   OPS_PORT: PORT,
 };
 

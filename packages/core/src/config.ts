@@ -107,6 +107,8 @@ const envSchema = z.object({
   SMTP_IDLE_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),
   // Received messages one inbound process parses and authenticates at once.
   INBOUND_CONCURRENCY: emptyMeansDefault(z.coerce.number().int().min(1).max(100).default(4)),
+  // What an inbound-smtp process runs: the MX and the processing after the 250 (all), or one of them.
+  INBOUND_ROLE: z.enum(['all', 'smtp', 'processing']).default('all'),
   // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
   // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
   OPS_PORT: optional(port),
@@ -154,6 +156,7 @@ export interface Config {
   smtpMaxConnectionsPerIp: number;
   smtpIdleTimeoutSeconds: number;
   inboundConcurrency: number;
+  inboundRole: Env['INBOUND_ROLE'];
   opsPort: number | undefined;
 }
 
@@ -216,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     smtpMaxConnectionsPerIp: e.SMTP_MAX_CONNECTIONS_PER_IP,
     smtpIdleTimeoutSeconds: e.SMTP_IDLE_TIMEOUT_SECONDS,
     inboundConcurrency: e.INBOUND_CONCURRENCY,
+    inboundRole: e.INBOUND_ROLE,
     opsPort: e.OPS_PORT,
   });
 }

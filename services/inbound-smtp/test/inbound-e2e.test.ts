@@ -295,3 +295,36 @@ describe('the MX killed right after a 250', () => {
     }
   }, 60_000);
 });
+
+describe('the MX and the processing in separate processes (INBOUND_ROLE)', () => {
+  test('when one process only accepts (smtp) and another only processes (processing), then mail is stored by the first and parsed by the second', async () => {
+    const database = await createTestDatabase('inbound-roles');
+    const smtpOnly = await startTestMx({ database, env: { INBOUND_ROLE: 'smtp' } });
+    const queuePrefix = smtpOnly.config.queuePrefix;
+    let processingOnly: TestMx | undefined;
+    try {
+      expect(smtpOnly.mx.processing).toBeUndefined();
+      await smtpOnly.pool.query({ text: "INSERT INTO projects (id, name, updated_at) VALUES ('proj_01KBBBBBBBBBBBBBBBBBBBBBBB', 'Roles', now())" });
+      await smtpOnly.pool.query({ text: "INSERT INTO routes (id, project_id, match) VALUES ('rt_01KBBBBBBBBBBBBBBBBBBBBBBB', 'proj_01KBBBBBBBBBBBBBBBBBBBBBBB', 'in@roles.test')" });
+      const info = await createTransport({ host: '127.0.0.1', port: smtpOnly.mx.port, secure: false, ignoreTLS: true }).sendMail({
+        envelope: { from: 'ann@example.test', to: ['in@roles.test'] },
+        raw: 'From: ann@example.test\r\nTo: in@roles.test\r\nSubject: split\r\n\r\nHi.\r\n',
+      });
+      const id = queuedId(info.response);
+      const processedAt = async () =>
+        (await smtpOnly.pool.query<{ processed_at: Date | null }>({ text: 'SELECT processed_at FROM received_emails WHERE id = $1', values: [id] })).rows[0]
+          ?.processed_at;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await processedAt()).toBeNull();
+
+      // Same queues (prefix), no SMTP port: it takes the job the MX left.
+      processingOnly = await startTestMx({ database, env: { INBOUND_ROLE: 'processing', QUEUE_PREFIX: queuePrefix } });
+      expect(processingOnly.mx.port).toBe(0);
+      await until(async () => (await processedAt()) != null, 10_000, 'the processing-only process to parse the message');
+    } finally {
+      await processingOnly?.close();
+      await smtpOnly.close();
+      await database.drop();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
+import { type Config, listenOn, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
+import type { Backends } from '@mailroom/db';
+import type { Registry } from 'prom-client';
+import type { SMTPServer } from 'smtp-server';
+import { ConnectionLimits } from './connection-limits';
+import { createMxServer } from './create-server';
+import { Drain } from './drain';
+import { loadTls } from './load-tls';
+import { MessageStore } from './message-store';
+import { createInboundMetrics } from './metrics';
+import { RecipientResolver } from './resolve-recipient';
+
+export interface MxOptions {
+  config: Readonly<Config>;
+  backends: Backends;
+  verp: Verp;
+  registry: Registry;
+  logger: Logger;
+  host: string;
+}
+
+export interface RunningMx {
+  port: number;
+  server: SMTPServer;
+  /** True from the moment a drain began: /readyz answers 503. */
+  isDraining(): boolean;
+  /** 421 to new connections, messages in DATA finish, then the listener closes; waits at most `timeoutMs`. */
+  stop(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * The SMTP half of the inbound service: accepts recipients (DESIGN §7), stores each message
+ * in PostgreSQL before its 250 and queues it for processing. Listens on SMTP_PORT.
+ */
+export async function startMx(options: MxOptions): Promise<RunningMx> {
+  const { config, backends, logger } = options;
+  const tls = loadTls(config.smtpTlsCertFile, config.smtpTlsKeyFile);
+  const inboundQueue = openQueue(queues.inbound, { connection: backends.redis, prefix: config.queuePrefix });
+  const store = new MessageStore({
+    pool: backends.pool,
+    logger,
+    // After the commit; a failed enqueue leaves the rows to the inbound reconciler (processed_at IS NULL).
+    committed: (ids) => {
+      inboundQueue.add({ receivedEmailIds: ids }).catch((err: unknown) => logger.warn({ err, ids }, 'enqueueing received mail failed'));
+    },
+  });
+  const drain = new Drain();
+  const server = createMxServer({
+    name: hostname(),
+    maxMessageBytes: config.inboundMaxMessageBytes,
+    tls,
+    proxyProtocol: config.smtpProxyProtocol,
+    maxConnections: config.smtpMaxConnections,
+    idleTimeoutMs: config.smtpIdleTimeoutSeconds * 1000,
+    limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
+    resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain }),
+    store,
+    drain,
+    metrics: createInboundMetrics(options.registry),
+    logger,
+  });
+  try {
+    await listenOn(server.server, config.smtpPort, options.host, PORT_VARIABLES['inbound-smtp']);
+  } catch (err) {
+    await inboundQueue.close();
+    throw err;
+  }
+  const port = (server.server.address() as AddressInfo).port;
+  logger.info({ port, starttls: Boolean(tls), proxyProtocol: config.smtpProxyProtocol, maxMessageBytes: config.inboundMaxMessageBytes }, 'inbound SMTP listening');
+  return {
+    port,
+    server,
+    isDraining: () => drain.isDraining,
+    async stop(timeoutMs) {
+      await drain.drain(server, timeoutMs);
+      await inboundQueue.close();
+    },
+  };
+}
