@@ -93,6 +93,16 @@ export async function startInboundSmtp(env: BenchEnvironment, queuePrefix: strin
   return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
 }
 
+/** A processing-only inbound process (INBOUND_ROLE=processing): no port; it works through the `inbound` queue. */
+export function startInboundProcessing(env: BenchEnvironment, queuePrefix: string, extraEnv: Record<string, string>): Child {
+  return spawnTs('inbound-processing', {
+    script: 'services/inbound-smtp/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), INBOUND_ROLE: 'processing', ...extraEnv },
+  });
+}
+
 /** The receive baseline: a bare smtp-server that discards, in its own process; see bare-smtp-sink.ts. */
 export async function startBareSmtpSink(echo: boolean): Promise<RunningServer & { port: number }> {
   const port = await freePort();

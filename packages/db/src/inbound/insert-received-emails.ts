@@ -28,12 +28,16 @@ export interface ReceivedMessage {
 
 /**
  * Stores the copies of any number of messages in one statement (so atomically, and in one
- * commit when called outside a transaction). Each message's raw bytes travel once, as their
- * own binary parameter, however many copies it has.
+ * commit when called outside a transaction). The raw bytes of all messages travel once, as
+ * one binary parameter that each row slices (a message with several copies is sent once), so
+ * the statement's text never changes and is prepared once per connection.
  */
 export async function insertReceivedEmails(db: Queryable, messages: readonly ReceivedMessage[]): Promise<void> {
-  const rows = messages.flatMap((m, index) =>
-    m.copies.map((c) => ({
+  let offset = 0;
+  const rows = messages.flatMap((m) => {
+    const start = offset;
+    offset += m.raw.length;
+    return m.copies.map((c) => ({
       id: c.id,
       project_id: c.projectId,
       kind: c.kind,
@@ -44,19 +48,18 @@ export async function insertReceivedEmails(db: Queryable, messages: readonly Rec
       remote_address: m.remoteAddress,
       helo: m.helo,
       size: m.raw.length,
-      message: index + 1,
-    })),
-  );
+      start,
+    }));
+  });
   if (rows.length === 0) return;
-  const raws = messages.map((_, index) => `(${index + 1}, $${index + 2}::bytea)`).join(', ');
   await db.query({
+    name: 'mailroom-insert-received-emails',
     text: `INSERT INTO received_emails (id, project_id, kind, route_ids, feedback_recipient_id, mail_from, rcpt_to,
                                         remote_address, helo, raw, size, "references")
            SELECT v.id, v.project_id, v.kind::"ReceivedKind", v.route_ids, v.feedback_recipient_id, v.mail_from, v.rcpt_to,
-                  v.remote_address, v.helo, r.raw, v.size, '{}'
+                  v.remote_address, v.helo, substring($2::bytea FROM v.start + 1 FOR v.size), v.size, '{}'
              FROM jsonb_to_recordset($1::jsonb) AS v(id text, project_id text, kind text, route_ids text[],
-                    feedback_recipient_id text, mail_from text, rcpt_to text[], remote_address text, helo text, size int, message int)
-             JOIN (VALUES ${raws}) AS r(message, raw) ON r.message = v.message`,
-    values: [JSON.stringify(rows), ...messages.map((m) => m.raw)],
+                    feedback_recipient_id text, mail_from text, rcpt_to text[], remote_address text, helo text, size int, start int)`,
+    values: [JSON.stringify(rows), messages.length === 1 ? messages[0]?.raw : Buffer.concat(messages.map((m) => m.raw), offset)],
   });
 }

@@ -7,6 +7,7 @@ import type { SMTPServer } from 'smtp-server';
 import { ConnectionLimits } from './connection-limits';
 import { createMxServer } from './create-server';
 import { Drain } from './drain';
+import { InboundJobs } from './inbound-jobs';
 import { loadTls } from './load-tls';
 import { MessageStore } from './message-store';
 import { createInboundMetrics } from './metrics';
@@ -38,14 +39,9 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const { config, backends, logger } = options;
   const tls = loadTls(config.smtpTlsCertFile, config.smtpTlsKeyFile);
   const inboundQueue = openQueue(queues.inbound, { connection: backends.redis, prefix: config.queuePrefix });
-  const store = new MessageStore({
-    pool: backends.pool,
-    logger,
-    // After the commit; a failed enqueue leaves the rows to the inbound reconciler (processed_at IS NULL).
-    committed: (ids) => {
-      inboundQueue.add({ receivedEmailIds: ids }).catch((err: unknown) => logger.warn({ err, ids }, 'enqueueing received mail failed'));
-    },
-  });
+  const jobs = new InboundJobs(inboundQueue, logger);
+  // After each commit; a lost job leaves the rows to the inbound reconciler (processed_at IS NULL).
+  const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids) });
   const drain = new Drain();
   const server = createMxServer({
     name: hostname(),
@@ -75,6 +71,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     isDraining: () => drain.isDraining,
     async stop(timeoutMs) {
       await drain.drain(server, timeoutMs);
+      await jobs.close();
       await inboundQueue.close();
     },
   };
