@@ -18,8 +18,11 @@ export interface ProcessDeps {
   logger: Logger;
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
-  /** The HTML part for each recipient (the email's own HTML today; tracking will personalize it). */
-  personalizeHtml: PersonalizeHtml;
+  /**
+   * The HTML part for each recipient; null when every recipient gets the email's own HTML
+   * (today: tracking will personalize it), and the message is then compiled whole, once.
+   */
+  personalizeHtml: PersonalizeHtml | null;
 }
 
 // Recipients of one email attempted at once, over pooled connections.
@@ -54,11 +57,12 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
   }
   if (email.due.length === 0) return;
   let compiled: Promise<MessageSkeleton> | null = null;
+  const varyHtml = deps.personalizeHtml !== null;
   // Compiled once, on the first recipient that is really delivered: test addresses need no message.
   const skeleton = () =>
     (compiled ??= email.hasAttachments
-      ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a))
-      : MessageSkeleton.build(email, []));
+      ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a, { varyHtml }))
+      : MessageSkeleton.build(email, [], { varyHtml }));
   const queue = [...email.due];
   const worker = async () => {
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
@@ -69,7 +73,7 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
         : await deps.deliverer.deliver({
             envelopeFrom: deps.verp.returnPath(recipient.id),
             recipient: recipient.address,
-            raw: await (await skeleton()).forRecipient(recipient, deps.personalizeHtml),
+            raw: await (await skeleton()).forRecipient(recipient, deps.personalizeHtml ?? undefined),
           });
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };

@@ -21,7 +21,6 @@ import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/d
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
 import { EventNotifier } from './event-notifier';
-import { sameHtmlForEveryone } from './message/build-skeleton';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
@@ -72,7 +71,8 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
-    personalizeHtml: sameHtmlForEveryone,
+    // No per-recipient HTML yet: messages are compiled whole (tracking will set this).
+    personalizeHtml: null,
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };

@@ -68,12 +68,15 @@ function partBody(message: string, contentType: string): string[] {
   return body.slice(0, body.indexOf('\r\n--')).split('\r\n');
 }
 
+/** A recipient's message as its parts (a message compiled whole is one part). */
+const partsOf = (message: Buffer | readonly Buffer[]): readonly Buffer[] => (Buffer.isBuffer(message) ? [message] : message);
+
 describe('MessageSkeleton', () => {
   it('when a 20 MB message goes to 50 recipients with different HTML, then every message shares the one compiled prefix and suffix', async () => {
     const big = Buffer.alloc(20 * 1024 * 1024, 7);
     const skeleton = await MessageSkeleton.build(email(), [attachment(big)]);
 
-    const messages = await Promise.all(recipients(50).map((r) => skeleton.forRecipient(r, tracked)));
+    const messages = (await Promise.all(recipients(50).map((r) => skeleton.forRecipient(r, tracked)))).map(partsOf);
 
     for (const message of messages) {
       expect(message).toHaveLength(3);
@@ -100,7 +103,7 @@ describe('MessageSkeleton', () => {
       const skeleton = await MessageSkeleton.build(source, attachments);
 
       for (const recipient of recipients(2)) {
-        const raw = Buffer.concat(await skeleton.forRecipient(recipient, tracked));
+        const raw = Buffer.concat(partsOf(await skeleton.forRecipient(recipient, tracked)));
         const expectedHtml = tracked(html, recipient);
 
         const normal = await buildNormally(source, attachments, { content: expectedHtml, contentTransferEncoding: encoding }, skeleton);
@@ -120,7 +123,7 @@ describe('MessageSkeleton', () => {
   it('when the email has only 7-bit HTML, then its part is still quoted-printable, so a recipient whose HTML has long lines is carried intact', async () => {
     const source = email({ html: '<p>Plain</p>', text: null, hasAttachments: false });
     const skeleton = await MessageSkeleton.build(source, []);
-    const raw = Buffer.concat(await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' }, (html) => html + 'y'.repeat(2000)));
+    const raw = Buffer.concat(partsOf(await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' }, (html) => html + 'y'.repeat(2000))));
 
     expect(raw.toString('latin1')).toContain('Content-Transfer-Encoding: quoted-printable');
     for (const line of raw.toString('latin1').split('\r\n')) expect(line.length).toBeLessThanOrEqual(76);
@@ -130,17 +133,26 @@ describe('MessageSkeleton', () => {
 
   it('when every recipient gets the same HTML, then its encoded part is one shared Buffer too', async () => {
     const skeleton = await MessageSkeleton.build(email(), []);
-    const [first, second] = await Promise.all(recipients(2).map((r) => skeleton.forRecipient(r)));
+    const [first, second] = (await Promise.all(recipients(2).map((r) => skeleton.forRecipient(r)))).map(partsOf);
 
     expect(first?.[1]).toBe(second?.[1]);
     expect((await simpleParser(Buffer.concat(first ?? []))).html).toBe(email().html);
+  });
+
+  it('when the HTML does not vary by recipient, then every recipient gets the one message compiled whole', async () => {
+    const skeleton = await MessageSkeleton.build(email(), [], { varyHtml: false });
+    const [first, second] = await Promise.all(recipients(2).map((r) => skeleton.forRecipient(r)));
+
+    expect(first).toBe(skeleton.prefix);
+    expect(second).toBe(skeleton.prefix);
+    expect((await simpleParser(skeleton.prefix)).html).toBe(email().html);
   });
 
   it('when the email has no HTML, then every recipient gets the one compiled message', async () => {
     const skeleton = await MessageSkeleton.build(email({ html: null }), []);
     const message = await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' });
 
-    expect(message).toEqual([skeleton.prefix]);
+    expect(message).toBe(skeleton.prefix);
     const parsed = await simpleParser(skeleton.prefix);
     expect(parsed.text).toBe('Hello\n');
     expect(parsed.html).toBe(false);

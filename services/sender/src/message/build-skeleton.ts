@@ -21,7 +21,7 @@ export interface MessageRecipient {
 export type PersonalizeHtml = (html: string, recipient: MessageRecipient) => string;
 
 /** The HTML part as sent: the email's own HTML for every recipient. */
-export const sameHtmlForEveryone: PersonalizeHtml = (html) => html;
+const sameHtmlForEveryone: PersonalizeHtml = (html) => html;
 
 type HtmlEncoding = 'quoted-printable' | 'base64';
 
@@ -35,16 +35,23 @@ export class MessageSkeleton {
   private sharedHtml: Promise<Buffer> | null = null;
 
   private constructor(
-    /** The whole message when there is no HTML part; else the bytes before the HTML body. */
+    /** The whole message when its HTML part does not vary (or it has none); else the bytes before the HTML body. */
     readonly prefix: Buffer,
     /** The bytes after the HTML body; empty without an HTML part. */
     readonly suffix: Buffer,
     private readonly html: { content: string; encoding: HtmlEncoding } | null,
   ) {}
 
-  /** Compiles `email` with `attachments` once; see {@link MessageSkeleton.forRecipient}. */
-  static async build(email: OutgoingEmail, attachments: readonly OutgoingAttachment[]): Promise<MessageSkeleton> {
-    if (email.html === null) return new MessageSkeleton(await compile(email, attachments, null), Buffer.alloc(0), null);
+  /**
+   * Compiles `email` with `attachments` once; see {@link MessageSkeleton.forRecipient}. With
+   * `varyHtml: false` (no recipient's HTML differs, e.g. no tracking) the message is compiled
+   * whole, as it is sent, and every recipient gets that one Buffer: the split costs nothing then.
+   */
+  static async build(email: OutgoingEmail, attachments: readonly OutgoingAttachment[], options: { varyHtml?: boolean } = {}): Promise<MessageSkeleton> {
+    if (email.html === null || options.varyHtml === false) {
+      const html = email.html === null ? null : { content: email.html };
+      return new MessageSkeleton(await compile(email, attachments, html), Buffer.alloc(0), null);
+    }
     // The transfer encoding is decided once, from the email's HTML, as nodemailer would; never
     // 7bit, since a recipient's HTML may have lines or characters 7bit cannot carry.
     const encoding: HtmlEncoding = transferEncodingOf(email.html) === 'base64' ? 'base64' : 'quoted-printable';
@@ -62,8 +69,9 @@ export class MessageSkeleton {
    * The message for one recipient: the shared prefix, the HTML that `personalize` gives for
    * them encoded on its own, and the shared suffix.
    */
-  async forRecipient(recipient: MessageRecipient, personalize: PersonalizeHtml = sameHtmlForEveryone): Promise<RawMessage> {
-    if (this.html === null) return [this.prefix];
+  async forRecipient(recipient: MessageRecipient, personalize: PersonalizeHtml = sameHtmlForEveryone): Promise<Buffer | RawMessage> {
+    // Compiled whole (no HTML part, or none that varies): the one Buffer, as it is.
+    if (this.html === null) return this.prefix;
     const { content, encoding } = this.html;
     const html = personalize(content, recipient);
     if (html !== content) return [this.prefix, await encode(html, encoding), this.suffix];
@@ -87,7 +95,7 @@ function encode(html: string, encoding: HtmlEncoding): Promise<Buffer> {
 function compile(
   email: OutgoingEmail,
   attachments: readonly OutgoingAttachment[],
-  html: { content: string; contentTransferEncoding: HtmlEncoding } | null,
+  html: { content: string; contentTransferEncoding?: HtmlEncoding } | null,
 ): Promise<Buffer> {
   const composer = new MailComposer({
     from: email.from,
