@@ -50,6 +50,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
   const role = config.inboundRole;
   let mx: RunningMx | undefined;
   let processing: RunningProcessing | undefined;
+  let stopping = false;
   // BullMQ workers block on their connection, so they get their own ('worker': waits through reconnects).
   const workerRedis = role === 'smtp' ? undefined : createRedis(config.redisUrl, 'worker');
   workerRedis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
@@ -73,7 +74,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
           registry,
           metricsToken: config.metricsToken,
           logger,
-          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => mx?.isDraining() ?? false }),
+          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping || (mx?.isDraining() ?? false) }),
         });
   logger.info({ role }, 'inbound SMTP started');
 
@@ -83,6 +84,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     registry,
     processing,
     async stop() {
+      stopping = true;
       await mx?.stop(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
       // Messages being parsed finish; anything left is picked up by the reconciler of another process.
       await processing?.stop();
