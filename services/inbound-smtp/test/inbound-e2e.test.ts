@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createPool, type Pool } from '@mailroom/db';
 import { createTransport } from 'nodemailer';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
@@ -6,7 +5,7 @@ import { DnsServer } from '../../../test/support/dns-server';
 import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { startTestMx, type TestMx, until } from './smtp-support';
+import { startTestMx, swaks, type TestMx, until } from './smtp-support';
 
 /**
  * Inbound mail end to end, through the real pieces: a route made with the API, real SMTP
@@ -14,16 +13,6 @@ import { startTestMx, type TestMx, until } from './smtp-support';
  * received email read back through the API in the shape of DESIGN §7.
  */
 
-function swaks(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('swaks', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 const queuedId = (reply: string) => /inb_[0-9A-Z]{26}/.exec(reply)?.[0] as string;
 

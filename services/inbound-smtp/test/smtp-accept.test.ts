@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { deriveKey, Verp } from '@mailroom/core';
 import { createTransport } from 'nodemailer';
 import { TEST_SECRET_KEY } from '../../../test/support/gateway';
-import { message, RawSmtp, seedProject, seedSentRecipient, startTestMx, storedRows, type TestMx, until } from './smtp-support';
+import { message, RawSmtp, seedProject, seedSentRecipient, startTestMx, storedRows, swaks, type TestMx, until } from './smtp-support';
 
 function transportTo(port: number) {
   return createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, name: 'client.example.test' });
@@ -18,16 +17,6 @@ async function rcptReply(port: number, to: string): Promise<string> {
   return reply;
 }
 
-function swaks(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('swaks', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 describe('the MX accepting mail', () => {
   let t: TestMx;

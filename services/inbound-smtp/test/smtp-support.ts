@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { loadConfig, newId, type Config } from '@mailroom/core';
@@ -198,4 +199,21 @@ export async function until(check: () => Promise<boolean>, timeoutMs = 5_000, wh
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+/**
+ * Runs `swaks` (Debian's package, a real SMTP client; `.ci/run` installs it) and gives its exit
+ * code and output. A missing swaks fails with the command that installs it.
+ */
+export function swaks(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('swaks', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new Error('swaks is not installed: `apt-get install swaks` (Debian/Ubuntu) or `brew install swaks`') : err),
+    );
+    child.on('close', (code) => resolve({ code, output }));
+  });
 }
