@@ -56,7 +56,12 @@ export function newIdAt(kind: IdKind, time: number): string {
  * `id < idFloor(kind, time)` selects by age through the primary key.
  */
 export function idFloor(kind: IdKind, time: number): string {
-  return `${ID_PREFIX[kind]}_${encodeTime(time, 10)}${'0'.repeat(16)}`;
+  return `${ID_PREFIX[kind]}_${idTime(time)}${'0'.repeat(16)}`;
+}
+
+/** The 10 time characters an id made at `time` starts with (after its prefix). */
+export function idTime(time: number): string {
+  return encodeTime(time, 10);
 }
 
 /** True when `value` is a well-formed id of that kind. Lets lookups skip the database for junk. */

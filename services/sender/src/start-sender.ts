@@ -28,6 +28,8 @@ import { SendStore } from './send-store';
 export interface RunningSender {
   worker: Worker;
   deps: ProcessDeps;
+  /** The ops server's URL (/healthz, /readyz, /metrics) when OPS_PORT is set. */
+  opsUrl: string | undefined;
   /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
   reconcile(): Promise<number>;
   stop(): Promise<void>;
@@ -114,6 +116,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   return {
     worker,
     deps,
+    opsUrl: ops?.url,
     reconcile,
     async stop() {
       stopping = true;

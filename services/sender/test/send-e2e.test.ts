@@ -25,11 +25,20 @@ describe('sending through a smarthost', () => {
   beforeAll(async () => {
     // A smarthost's certificate is verified; this sink's built-in one is self-signed, so no STARTTLS here.
     sink = await new SmtpSink({ rcpt: rules, starttls: false }).start();
-    s = await startSendingStack('sendsmart', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+    s = await startSendingStack('sendsmart', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPS_PORT: '0' });
   });
   afterAll(async () => {
     await s.close();
     await sink.stop();
+  });
+
+  test('when OPS_PORT is set, then the sender answers /healthz, /readyz and /metrics there', async () => {
+    const url = s.sender.opsUrl as string;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } });
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailroom_sender_process_cpu_user_seconds_total');
   });
 
   test('when the server answers 250, then the email is delivered with email.sent and email.delivered on its timeline', async () => {

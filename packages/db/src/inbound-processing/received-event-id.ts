@@ -1,13 +1,8 @@
 import { createHash } from 'node:crypto';
+import { idTime } from '@mailroom/core';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const ULID_TIME = /^inb_([0-9A-HJKMNP-TV-Z]{10})[0-9A-HJKMNP-TV-Z]{16}$/;
-
-function encodeTime(ms: number): string {
-  let out = '';
-  for (let i = 0, n = ms; i < 10; i++, n = Math.floor(n / 32)) out = CROCKFORD[n % 32] + out;
-  return out;
-}
 
 /**
  * The `evt_` id of the `email.received` event of one received email and route: a ULID whose
@@ -16,7 +11,7 @@ function encodeTime(ms: number): string {
  * ids, and the outbox's primary key refuses a second copy.
  */
 export function receivedEventId(receivedEmailId: string, routeId: string, createdAt: Date): string {
-  const time = ULID_TIME.exec(receivedEmailId)?.[1] ?? encodeTime(createdAt.getTime());
+  const time = ULID_TIME.exec(receivedEmailId)?.[1] ?? idTime(createdAt.getTime());
   const digest = createHash('sha256').update(`${receivedEmailId}\0${routeId}`).digest();
   let random = '';
   for (let i = 0; i < 16; i++) random += CROCKFORD[(digest[i] as number) % 32];

@@ -31,12 +31,13 @@ export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
     try {
       return shape(await readMime(headerBlock(raw)), reason);
     } catch {
-      return { ...EMPTY, parseError: reason };
+      return { ...EMPTY_CONTENT, parseError: reason };
     }
   }
 }
 
-const EMPTY: ReceivedContent = {
+/** Nothing parsed: what a message whose content cannot be read is stored with. */
+export const EMPTY_CONTENT: Readonly<ReceivedContent> = {
   from: null,
   to: [],
   cc: [],

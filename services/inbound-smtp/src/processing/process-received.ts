@@ -10,7 +10,7 @@ import {
 } from '@mailroom/db';
 import { applyFeedback, type FeedbackOptions } from './apply-feedback';
 import { authenticateMessage } from './authenticate';
-import { type ParsedMessage, parseMessage } from './parse-message';
+import { EMPTY_CONTENT, type ParsedMessage, parseMessage } from './parse-message';
 
 /** Failed tries after which a message is stored with what is known instead of retried again. */
 export const MAX_PROCESSING_ATTEMPTS = 5;
@@ -123,20 +123,10 @@ async function processOne(deps: ProcessingDeps, email: PendingReceivedEmail): Pr
 function giveUp(deps: ProcessingDeps, email: PendingReceivedEmail, parsed: ParsedMessage | null, reason: string): Promise<StoreResult> {
   deps.logger.warn({ receivedEmailId: email.id, reason }, 'storing a received email that keeps failing without its parsed content');
   const content: ReceivedContent = {
+    ...EMPTY_CONTENT,
     from: parsed?.from ?? null,
-    to: [],
-    cc: [],
-    replyTo: [],
     subject: parsed?.subject ?? null,
-    text: null,
-    html: null,
-    textReply: null,
-    headers: [],
     messageId: parsed?.messageId ?? null,
-    inReplyTo: null,
-    references: [],
-    date: null,
-    attachments: [],
   };
   return storeProcessedEmail(deps.pool, { email, content, authentication: null, processingError: reason });
 }

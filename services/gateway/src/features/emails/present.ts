@@ -10,7 +10,7 @@ const eventSchema = z
     id: z.string().meta({ example: 'evt_01JD0000000000000000000000' }),
     type: z.enum(WEBHOOK_EVENT_TYPES),
     created_at: timestamp,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply.' }),
+    data: z.record(z.string(), z.unknown()).meta({ description: 'email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}.' }),
   })
   .meta({ id: 'Event' });
 
