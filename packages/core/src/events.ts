@@ -10,9 +10,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'email.opened',
   'email.clicked',
   'email.received',
+  'domain.updated',
 ] as const;
 
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** The types an endpoint scoped to a route (`routeId`) may subscribe to: events about mail that arrived through it. */
+export const ROUTE_SCOPED_EVENT_TYPES: readonly WebhookEventType[] = ['email.received'];
 
 /** Sent only by `POST /webhooks/{id}/test`; never subscribed to. */
 export const TEST_EVENT_TYPE = 'webhook.test' as const;
