@@ -9,6 +9,7 @@ export * from './redis';
 export * from './unavailable';
 export * from './run-service';
 export * from './port-in-use';
+export * from './dns-resolver';
 export * from './network';
 export * from './delivery-status';
 export * from './bounce-suppression';

@@ -1,8 +1,7 @@
-import { Resolver } from 'node:dns/promises';
+import { createResolver } from '@mailroom/core';
 
 /** Per-query wait before c-ares gives up, in ms; with one retry a silent server costs 3×. */
-export const DEFAULT_DNS_TIMEOUT_MS = 1_500;
-const DNS_TRIES = 2;
+export const AUTH_DNS_TIMEOUT_MS = 1_500;
 /** DNS time one message may spend in all (SPF includes, DKIM keys, DMARC, ARC), in ms. */
 export const DEFAULT_DNS_BUDGET_MS = 8_000;
 
@@ -16,8 +15,7 @@ export type DnsLookup = (name: string, rrtype: string) => Promise<unknown>;
  * resolver delays a message by about the budget, never more.
  */
 export function createDnsLookup(options: { servers?: string[]; timeoutMs?: number; budgetMs?: number } = {}): DnsLookup {
-  const resolver = new Resolver({ timeout: options.timeoutMs ?? DEFAULT_DNS_TIMEOUT_MS, tries: DNS_TRIES });
-  if (options.servers && options.servers.length > 0) resolver.setServers(options.servers);
+  const resolver = createResolver(options.servers, options.timeoutMs ?? AUTH_DNS_TIMEOUT_MS);
   const deadline = Date.now() + (options.budgetMs ?? DEFAULT_DNS_BUDGET_MS);
   return async (name, rrtype) => {
     const left = deadline - Date.now();

@@ -1,9 +1,8 @@
 import type { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Logger } from '@mailroom/core';
+import { createResolver, DEFAULT_DNS_TIMEOUT_MS, type Logger } from '@mailroom/core';
 import type { SMTPPoolOptions } from 'nodemailer';
 import { classifyReply, classifySmtpResult, isNextHopFailure, type SmtpResult } from './classify-smtp-result';
-import { createResolver, DEFAULT_DNS_TIMEOUT_MS } from './create-resolver';
 import type { DeliveryOutcome } from './outcome';
 import { RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';

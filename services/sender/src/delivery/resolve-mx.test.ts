@@ -1,5 +1,5 @@
 import { DnsServer, type DnsServerOptions } from '../../../../test/support/dns-server';
-import { createResolver } from './create-resolver';
+import { createResolver } from '@mailroom/core';
 import { type MxRoute, resolveMxRoute } from './resolve-mx';
 
 describe('resolveMxRoute', () => {

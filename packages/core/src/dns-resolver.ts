@@ -6,8 +6,9 @@ export const DEFAULT_DNS_TIMEOUT_MS = 5_000;
 const DNS_TRIES = 2;
 
 /**
- * A DNS resolver of its own, so MX lookups use `DNS_SERVERS` without changing the process-wide
- * servers other components resolve with. `servers` take the forms `ip`, `ip:port` and
+ * A DNS resolver of its own, so lookups (MX hosts, domain verification, webhook hosts, mail
+ * authentication) use `DNS_SERVERS` without changing the process-wide servers other components
+ * resolve with. `servers` take the forms `ip`, `ip:port` and
  * `[v6]:port`; an invalid entry throws (a configuration error, found at start).
  */
 export function createResolver(servers: string[] | undefined, timeoutMs = DEFAULT_DNS_TIMEOUT_MS): Resolver {
