@@ -1,3 +1,5 @@
+import type { Config } from './config';
+
 /**
  * The DNS records a sending domain publishes (issue 12), computed in one place for the API
  * that shows them, the checks that look them up and the sender that relies on them.
@@ -8,6 +10,11 @@ export interface DomainDnsSettings {
   mxHost: string;
   spfMechanisms: string;
   returnPathLabel: string;
+}
+
+/** The settings from the configuration (DOMAIN_MX_HOST, DOMAIN_SPF_MECHANISMS, RETURN_PATH_LABEL). */
+export function domainDnsSettings(config: Pick<Config, 'domainMxHost' | 'domainSpfMechanisms' | 'returnPathLabel'>): DomainDnsSettings {
+  return { mxHost: config.domainMxHost, spfMechanisms: config.domainSpfMechanisms, returnPathLabel: config.returnPathLabel };
 }
 
 /** One DKIM key of a domain as published: `<selector>._domainkey.<domain>`, `p=` the base64 SPKI. */
