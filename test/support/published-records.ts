@@ -16,12 +16,13 @@ export interface PublishableRecord {
  */
 export function publish(records: readonly PublishableRecord[], zone: DnsZone = {}): DnsZone {
   for (const record of records) {
-    const at = (zone[record.name] ??= {});
+    const at = zone[record.name] ?? {};
+    zone[record.name] = at;
     if (record.type === 'MX') {
-      (at.MX ??= []).push({ preference: record.priority ?? 10, exchange: record.value });
+      at.MX = [...(at.MX ?? []), { preference: record.priority ?? 10, exchange: record.value }];
     } else {
       const strings = record.splitValue ? [...record.splitValue.matchAll(/"([^"]*)"/g)].map((m) => m[1] as string) : null;
-      (at.TXT ??= []).push(strings ?? record.value);
+      at.TXT = [...(at.TXT ?? []), strings ?? record.value];
     }
   }
   return zone;

@@ -75,7 +75,9 @@ async function recordCheck(client: PoolClient, id: string, lookups: Map<string, 
 
   const required = expectedRecords(recordSource(next), settings).filter((r) => r.required);
   const published = required.every((r) => next.checks[r.key]?.status === 'verified');
-  const claimed = published ? await claimName(client, row) : (await releaseClaim(client, row.id), false);
+  let claimed = false;
+  if (published) claimed = await claimName(client, row);
+  else await releaseClaim(client, row.id);
   if (published && !claimed) next.checks[CLAIM_CHECK] = { status: 'failed', found: [], checkedAt: now.toISOString() };
   next.status = published && claimed ? 'verified' : row.status === 'pending' ? 'pending' : ('failed' satisfies DomainStatus);
   if (next.status === 'verified' && row.status !== 'verified') next.verifiedAt = now;
