@@ -46,6 +46,21 @@ function isDnsServer(server: string): boolean {
   return isIP(match[1]!) !== 0 && Number(match[2]) <= 65535;
 }
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+// A DNS host name (letters, digits, hyphens, dots), as published in an MX record.
+const hostName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?$/)
+  .transform((h) => h.replace(/\.$/, ''));
+// SPF mechanisms (RFC 7208 §5) other than all: ip4:, ip6:, a, mx, include:, exists:, with a qualifier.
+const SPF_MECHANISM = /^[+?~-]?(?:ip4:[0-9.]+(?:\/\d{1,2})?|ip6:[0-9a-f:.]+(?:\/\d{1,3})?|a(?::[^\s:]+)?|mx(?::[^\s:]+)?|include:[^\s:]+|exists:[^\s:]+)$/i;
+const spfMechanisms = z
+  .string()
+  .trim()
+  .transform((s) => s.split(/\s+/).filter(Boolean))
+  .refine((parts) => parts.length > 0 && parts.length <= 10 && parts.every((p) => SPF_MECHANISM.test(p)))
+  .transform((parts) => parts.join(' '));
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -112,6 +127,15 @@ const envSchema = z.object({
   // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
   // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
   OPS_PORT: optional(port),
+  // Sending domains (extensions of DESIGN §3). The public host name of the MX (inbound-smtp) that
+  // each domain's return-path subdomain publishes as its MX record, so bounces reach us.
+  DOMAIN_MX_HOST: hostName.default('localhost'),
+  // SPF mechanisms published for each return-path subdomain: the sending IPs or the smarthost's include.
+  DOMAIN_SPF_MECHANISMS: spfMechanisms.default('ip4:127.0.0.1'),
+  // Label of the return-path subdomain: mail from acme.example bounces to <label>.acme.example.
+  RETURN_PATH_LABEL: z.string().trim().toLowerCase().regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)$/).default('bounces'),
+  // Sends and routes only on domains verified in the project; unset: true when NODE_ENV=production.
+  REQUIRE_VERIFIED_DOMAINS: optional(bool),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -158,6 +182,10 @@ export interface Config {
   inboundConcurrency: number;
   inboundRole: Env['INBOUND_ROLE'];
   opsPort: number | undefined;
+  domainMxHost: string;
+  domainSpfMechanisms: string;
+  returnPathLabel: string;
+  requireVerifiedDomains: boolean;
 }
 
 /**
@@ -221,5 +249,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundConcurrency: e.INBOUND_CONCURRENCY,
     inboundRole: e.INBOUND_ROLE,
     opsPort: e.OPS_PORT,
+    domainMxHost: e.DOMAIN_MX_HOST,
+    domainSpfMechanisms: e.DOMAIN_SPF_MECHANISMS,
+    returnPathLabel: e.RETURN_PATH_LABEL,
+    requireVerifiedDomains: e.REQUIRE_VERIFIED_DOMAINS ?? e.NODE_ENV === 'production',
   });
 }

@@ -23,3 +23,7 @@ export * from './test-addresses';
 export * from './event-queue';
 export * from './route-match';
 export * from './service';
+export * from './sending-domain-name';
+export * from './domain-records';
+export * from './check-domain-records';
+export * from './dkim-key';

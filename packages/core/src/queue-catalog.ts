@@ -38,10 +38,13 @@ export const queues = {
       backoff: { type: 'exponential', delay: 2_000 },
     },
   }),
-  /** Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker died. */
+  /**
+   * Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker
+   * died; look up the records of sending domains whose check is due.
+   */
   senderMaintenance: defineQueue({
     name: 'sender-maintenance',
-    payload: z.object({ task: z.literal('reconcile') }),
+    payload: z.object({ task: z.enum(['reconcile', 'check-domains']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
   /**

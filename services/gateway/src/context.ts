@@ -2,6 +2,7 @@ import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
 import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
+import type { DomainServices } from './features/domains/manage-domains';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
@@ -24,6 +25,8 @@ export interface GatewayContext {
   /** Group commit of plain sends. */
   acceptBatcher: AcceptBatcher;
   metrics: Metrics;
+  /** Sending domains: key sealing, DNS lookups, record settings, event notices. */
+  domains: DomainServices;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;
 }

@@ -2,6 +2,7 @@ import type { AnyRoute } from './http/route';
 import { apiKeyRoutes } from './features/api-keys/routes';
 import { authRoutes } from './features/auth/routes';
 import { docsRoutes } from './features/docs/routes';
+import { domainRoutes } from './features/domains/routes';
 import { emailRoutes } from './features/emails/routes';
 import { healthRoutes } from './features/health/routes';
 import { memberRoutes } from './features/members/routes';
@@ -24,6 +25,7 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...emailRoutes,
     ...routeRoutes,
     ...suppressionRoutes,
+    ...domainRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');

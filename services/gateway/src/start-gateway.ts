@@ -2,7 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createLogger,
+  createResolver,
   deriveKey,
+  domainDnsSettings,
+  EventQueue,
   listenOn,
   PORT_VARIABLES,
   SendQueue,
@@ -62,6 +65,13 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
     metrics: createMetrics(),
     sendQueue,
     acceptBatcher: new AcceptBatcher(pool, sendQueue, logger.child({ component: 'accept' })),
+    domains: {
+      encryptionKey: deriveKey(secretKey, 'encryption'),
+      resolver: createResolver(config.dnsServers),
+      settings: domainDnsSettings(config),
+      eventQueue: new EventQueue(redis, config.queuePrefix),
+      logger: logger.child({ component: 'domains' }),
+    },
     isShuttingDown: () => shuttingDown,
   };
   await bootstrapAdmin(ctx);
@@ -100,6 +110,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       clearTimeout(force);
       await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
+      await ctx.domains.eventQueue.close().catch(() => undefined);
       await backends.close();
     },
   };

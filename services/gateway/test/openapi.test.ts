@@ -73,7 +73,7 @@ describe('the OpenAPI document', () => {
     // A token-scoped list: read keys may be refused, and sessions need X-Project-Id.
     expect(errorsOf('/suppressions', 'get')).toMatchObject({ '403': ['forbidden', 'invalid_api_key', 'restricted_api_key'], '422': ['missing_required_field', 'validation_error'] });
     // Sending accepts sending_access keys; its own idempotency errors stay listed.
-    expect(errorsOf('/emails', 'post')['403']).toEqual(['forbidden', 'invalid_api_key']);
+    expect(errorsOf('/emails', 'post')['403']).toEqual(['domain_not_verified', 'forbidden', 'invalid_api_key']);
     expect(errorsOf('/emails', 'post')['409']).toEqual(['concurrent_idempotent_requests', 'invalid_idempotent_request']);
     expect(errorsOf('/emails', 'post')['413']).toEqual(['payload_too_large']);
     // The project is in the path: a project not the caller's is 404, and no header is needed.

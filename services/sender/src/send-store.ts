@@ -6,6 +6,8 @@ export interface OutgoingEmail {
   id: string;
   projectId: string;
   from: string;
+  /** The From address alone, as given. */
+  fromAddress: string;
   to: string[];
   cc: string[];
   replyTo: string[];
@@ -86,7 +88,7 @@ export class SendStore {
     const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: DueRow[] }>({
       name: 'mailroom-load-outgoing',
       text: `SELECT json_build_object(
-                      'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
+                      'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'fromAddress', e.from_address, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
                       'subject', e.subject, 'html', e.html, 'text', e.text, 'headers', e.headers, 'tags', e.tags,
                       'messageId', e.message_id,
                       'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,

@@ -1,3 +1,4 @@
+import { DOMAIN_EXAMPLES } from '../features/domains/examples';
 /**
  * An example request and response for every operation, keyed by operationId and merged into the
  * OpenAPI document. A test parses each one with its route's own schemas, so they cannot drift.
@@ -245,4 +246,5 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   openApiDocument: { response: { openapi: '3.1.0', info: { title: 'Mailroom API', version: '1.0.0' }, paths: {} } },
   apiReference: { response: '<!doctype html><html lang="en"><head><title>Mailroom API reference</title>…' },
   apiReferenceAsset: { params: { asset: 'swagger-ui.css' }, response: '.swagger-ui{…}' },
+  ...DOMAIN_EXAMPLES,
 };

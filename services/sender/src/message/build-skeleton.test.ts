@@ -8,6 +8,7 @@ function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
     id: 'em_1',
     projectId: 'proj_1',
     from: 'Sender <sender@mailroom.test>',
+    fromAddress: 'sender@mailroom.test',
     to: ['one@example.test'],
     cc: [],
     replyTo: [],
