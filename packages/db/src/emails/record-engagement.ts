@@ -142,15 +142,26 @@ async function judgeClicks(
              FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
     values: [emailIds, since.toISOString()],
   });
+  // Per recipient and link, the latest click around the batch: a neighbour on another link is
+  // what the judge looks for, and one per link (the nearest in time) is enough to find it.
   const clicksOf = new Map<string, { at: Date; link: string; hit?: EngagementHit }[]>();
-  const add = (k: string, click: { at: Date; link: string; hit?: EngagementHit }) => clicksOf.set(k, [...(clicksOf.get(k) ?? []), click]);
+  const add = (k: string, click: { at: Date; link: string; hit?: EngagementHit }) => {
+    const list = clicksOf.get(k);
+    if (list) list.push(click);
+    else clicksOf.set(k, [click]);
+  };
   for (const r of recorded) add(key(r.email_id, r.recipient), { at: new Date(Number(r.ms)), link: r.link });
   for (const c of clicks) add(key(c.emailId, addresses.get(c.recipientId)?.address as string), { at: c.at, link: c.link ?? '', hit: c });
   return hits.map((hit) => {
     if (hit.kind !== 'click' || hit.isBot) return hit;
     const k = key(hit.emailId, addresses.get(hit.recipientId)?.address as string);
-    const otherClicks = (clicksOf.get(k) ?? []).filter((c) => c.hit !== hit).map(({ at, link }) => ({ at, link }));
-    return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks }) ? { ...hit, isBot: true } : hit;
+    const nearest = new Map<string, { at: Date; link: string }>();
+    for (const c of clicksOf.get(k) ?? []) {
+      if (c.hit === hit) continue;
+      const best = nearest.get(c.link);
+      if (!best || Math.abs(c.at.getTime() - hit.at.getTime()) < Math.abs(best.at.getTime() - hit.at.getTime())) nearest.set(c.link, { at: c.at, link: c.link });
+    }
+    return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks: [...nearest.values()] }) ? { ...hit, isBot: true } : hit;
   });
 }
 
