@@ -133,6 +133,6 @@ describe('GET /emails?to=: the emails sent to one address', () => {
     const doc = (await t.api.get('/openapi.json')).body;
     const parameters = doc.paths['/emails'].get.parameters.map((p: any) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(['to', 'status', 'limit', 'after']));
-    expect(Object.keys(doc.components.schemas.EmailRecipient.properties).sort()).toEqual(['attempts', 'email', 'kind', 'lastResponse', 'nextAttemptAt', 'status']);
+    expect(Object.keys(doc.components.schemas.EmailRecipient.properties).sort()).toEqual(['attempts', 'clicks', 'email', 'firstOpenedAt', 'kind', 'lastResponse', 'nextAttemptAt', 'opens', 'status']);
   });
 });
