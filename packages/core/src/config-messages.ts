@@ -52,6 +52,8 @@ export const EXPECTED_VALUES: Record<string, string> = {
   DOMAIN_SPF_MECHANISMS: 'SPF mechanisms separated by spaces, such as "ip4:192.0.2.10 include:_spf.example.net"',
   RETURN_PATH_LABEL: 'one DNS label (letters, digits, hyphens), such as bounces',
   REQUIRE_VERIFIED_DOMAINS: BOOLEAN,
+  TRACKING_MIN_CLICK_SECONDS: 'a whole number of seconds from 0 to 3600',
+  TRACKING_TRUST_PROXY: BOOLEAN,
 };
 
 // Never echoed, not even in part.

@@ -136,6 +136,10 @@ const envSchema = z.object({
   RETURN_PATH_LABEL: z.string().trim().toLowerCase().regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)$/).default('bounces'),
   // Sends and routes only on domains verified in the project; unset: true when NODE_ENV=production.
   REQUIRE_VERIFIED_DOMAINS: optional(bool),
+  // A click this many seconds after its recipient's delivery (or before it) is counted as a link scanner's (is_bot).
+  TRACKING_MIN_CLICK_SECONDS: emptyMeansDefault(seconds.max(3600).default(5)),
+  // The tracking service takes the client address from the last X-Forwarded-For entry (set behind an ingress that appends it).
+  TRACKING_TRUST_PROXY: bool.default(false),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -186,6 +190,8 @@ export interface Config {
   domainSpfMechanisms: string;
   returnPathLabel: string;
   requireVerifiedDomains: boolean;
+  trackingMinClickSeconds: number;
+  trackingTrustProxy: boolean;
 }
 
 /**
@@ -253,5 +259,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     domainSpfMechanisms: e.DOMAIN_SPF_MECHANISMS,
     returnPathLabel: e.RETURN_PATH_LABEL,
     requireVerifiedDomains: e.REQUIRE_VERIFIED_DOMAINS ?? e.NODE_ENV === 'production',
+    trackingMinClickSeconds: e.TRACKING_MIN_CLICK_SECONDS,
+    trackingTrustProxy: e.TRACKING_TRUST_PROXY,
   });
 }

@@ -21,10 +21,10 @@ export interface ProcessDeps {
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
   /**
-   * The HTML part for each recipient; null when every recipient gets the email's own HTML
-   * (today: tracking will personalize it), and the message is then compiled whole, once.
+   * The HTML part of each recipient of an email (open and click tracking); null for an email
+   * whose recipients all get its own HTML, whose message is then compiled whole, once.
    */
-  personalizeHtml: PersonalizeHtml | null;
+  personalizeHtml: (email: OutgoingEmail) => PersonalizeHtml | null;
   /** Keys of verified domains: their mail is DKIM-signed and bounces to their return-path subdomain. Absent: nothing is signed. */
   signing?: SigningDomains;
 }
@@ -61,7 +61,8 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
   }
   if (email.due.length === 0) return;
   let compiled: Promise<MessageSkeleton> | null = null;
-  const varyHtml = deps.personalizeHtml !== null;
+  const personalize = deps.personalizeHtml(email);
+  const varyHtml = personalize !== null;
   // Compiled once, on the first recipient that is really delivered: test addresses need no message.
   const skeleton = () =>
     (compiled ??= email.hasAttachments
@@ -89,7 +90,7 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
   /** One recipient's message: signed when the From domain is verified, with a return path aligned with it. */
   const message = async (recipient: DueRecipient) => {
     const [built, signed] = await Promise.all([skeleton(), signing()]);
-    const raw = await built.forRecipient(recipient, deps.personalizeHtml ?? undefined);
+    const raw = await built.forRecipient(recipient, personalize ?? undefined);
     return {
       envelopeFrom: deps.verp.returnPath(recipient.id, signed?.signing.returnPathDomain),
       recipient: recipient.address,

@@ -28,6 +28,8 @@ const email: OutgoingEmail = {
   headers: { 'List-Unsubscribe': '<https://acme.test/u>' },
   tags: [],
   messageId: 'em_1@acme.test',
+  trackOpens: false,
+  trackClicks: false,
   hasAttachments: true,
   due: [],
   suppressed: [],
