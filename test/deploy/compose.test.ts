@@ -7,7 +7,7 @@ import { discoverServiceNames } from '../../scripts/lib/production/entries';
 const ROOT = join(__dirname, '../..');
 const SERVICES = discoverServiceNames(ROOT);
 
-// biome-ignore lint/suspicious/noExplicitAny: a compose file is arbitrary YAML; the tests narrow what they read.
+// A compose file is arbitrary YAML; the tests narrow what they read.
 type Compose = { services: Record<string, any> };
 
 /** docker-compose.yml as Compose reads it: YAML merge keys (`<<: *mailroom`) applied. */

@@ -9,7 +9,7 @@ export interface KubeObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; labels?: Record<string, string> };
-  // biome-ignore lint/suspicious/noExplicitAny: rendered manifests are arbitrary JSON; the checks narrow what they read.
+  // Rendered manifests are arbitrary JSON; the checks narrow what they read.
   spec?: any;
   data?: Record<string, string>;
 }
