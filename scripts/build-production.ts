@@ -15,7 +15,8 @@ import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { bundleServices } from './lib/production/bundle-services';
 import { discoverProductionEntries, HEALTHCHECK_ENTRY } from './lib/production/entries';
-import { installProductionDependencies } from './lib/production/install-dependencies';
+import { declaredDependencies, installProductionDependencies } from './lib/production/install-dependencies';
+import { pruneUnreachable } from './lib/production/prune-unreachable';
 
 const REPOSITORY_ROOT = path.resolve(__dirname, '..');
 
@@ -35,6 +36,8 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`Bundled ${entries.map((e) => e.name).join(', ')} in ${Date.now() - started} ms.`);
 
   installProductionDependencies(REPOSITORY_ROOT, outDir);
+  const removed = pruneUnreachable(outDir, declaredDependencies(REPOSITORY_ROOT));
+  console.log(`Removed ${removed.length} packages no production code reaches (optional peers and theirs): ${removed.join(', ')}.`);
 
   cpSync(path.join(REPOSITORY_ROOT, 'prisma'), path.join(outDir, 'prisma'), { recursive: true });
   mkdirSync(path.join(outDir, 'bin'));

@@ -1,8 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** The workspace's package folders (`packages/*`, `services/*`, as pnpm-workspace.yaml lists them). */
+/** The production dependencies the workspace's packages declare, other than each other. */
+export function declaredDependencies(repositoryRoot: string): string[] {
+  const names = new Set<string>();
+  for (const dir of workspacePackageDirs(repositoryRoot)) {
+    const manifest = JSON.parse(readFileSync(path.join(repositoryRoot, dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+    for (const [name, version] of Object.entries(manifest.dependencies ?? {})) if (!version.startsWith('workspace:')) names.add(name);
+  }
+  return [...names].sort();
+}
+
 export function workspacePackageDirs(repositoryRoot: string): string[] {
   const dirs: string[] = [];
   for (const group of ['packages', 'services']) {
