@@ -12,25 +12,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '@mailroom/core';
+import { freePort } from '../free-port';
 import { discoverServiceNames } from './entries';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const IDLE_MS = 3_000;
 const SECRET_KEY = 'measure-startup-secret-key-0123456789abcdef';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
 
 /** CPU time (user + system) the process has used, in ms: unlike wall time, it hardly moves when other processes share the cores. */
 function cpuMs(pid: number): number {

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../../scripts/lib/free-port';
 import { serviceOf } from './check-manifests';
 import { containerEnv, type KubeObject } from './kubernetes';
 
@@ -23,16 +23,6 @@ export function buildProductionTree(outDir: string): void {
 /** Runs `<tree>/bin/mailroom <args>` (the image's ENTRYPOINT) to completion. */
 export function runEntrypoint(tree: string, args: string[], env: Record<string, string>) {
   return spawnSync(join(tree, 'bin/mailroom'), args, { env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 /** What the base manifests say about one service's pod, with every port moved to a free one. */
