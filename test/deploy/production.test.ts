@@ -125,55 +125,73 @@ describe('the production tree with work in flight', () => {
     }
   });
 
-  test('when the sender gets SIGTERM during an SMTP transaction, then it finishes it, records the delivery and exits 0', async () => {
+  test('when the sender gets SIGTERM during SMTP transactions, then it finishes them and exits 0, and a new sender delivers the rest, each email once', async () => {
     const sink = await new HoldingSink().start();
+    const outbound = { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}` };
     try {
       const { plan: gatewayPlan, process: gateway } = await startService('gateway');
-      const { plan, process: sender } = await startService('sender', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}` });
+      const { plan, process: sender } = await startService('sender', outbound);
       const api = apiClient(new URL(gatewayPlan.probes.readinessProbe as string).origin);
       const signup = await api.post('/auth/signup', { email: 'owner@example.com', password: 'correct horse battery', projectName: 'Prod' });
       expect(signup.status).toBe(201);
       const owner = api.as({ session: signup.body.sessionToken, project: signup.body.project.id });
-      const key = await owner.post('/api-keys', { name: 'app' });
-      const app = api.as({ token: key.body.token });
-      const sent = await app.post('/emails', { from: 'app@example.com', to: 'someone@example.net', subject: 'In flight', text: 'Hello' });
-      expect(sent.status).toBe(200);
+      const app = api.as({ token: (await owner.post('/api-keys', { name: 'app' })).body.token });
+      const sends = Array.from({ length: 5 }, (_, i) => ({ from: 'app@example.com', to: `someone${i}@example.net`, subject: `In flight ${i}`, text: 'Hello' }));
+      const batch = await app.post('/emails/batch', sends);
+      expect(batch.status).toBe(200);
+      const ids = (batch.body.data as { id: string }[]).map((e) => e.id);
 
-      await until(() => sink.received === 1, 30_000);
+      await until(() => sink.received >= 1, 30_000);
       sender.child.kill('SIGTERM');
-      // Still draining: the reply it waits for has not come.
+      // Still draining: the replies it waits for have not come.
       await sleep(500);
       expect(sender.running).toBe(true);
       sink.release();
-      const exit = await sender.exitWithin(drainBudgetMs(plan));
+      const releasing = setInterval(() => sink.release(), 50);
+      const exit = await sender.exitWithin(drainBudgetMs(plan)).finally(() => clearInterval(releasing));
       expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+      // Whatever the stopped sender began, it finished and recorded; nothing is half-done.
+      const statuses = async () => Promise.all(ids.map(async (id) => (await app.get(`/emails/${id}`)).body.status as string));
+      const afterStop = await statuses();
+      expect(afterStop.filter((status) => status === 'delivered').length).toBe(sink.accepted);
+      expect(afterStop.every((status) => status === 'delivered' || status === 'queued')).toBe(true);
 
-      const email = await app.get(`/emails/${sent.body.id}`);
-      expect(email.body.status).toBe('delivered');
-      expect(sink.accepted).toBe(1);
+      sink.stopHolding();
+      const { plan: nextPlan, process: next } = await startService('sender', outbound);
+      await until(() => sink.accepted >= ids.length, 30_000);
+      let final = await statuses();
+      for (const deadline = Date.now() + 15_000; final.some((s) => s !== 'delivered') && Date.now() < deadline; final = await statuses()) await sleep(100);
+      expect(final).toEqual(ids.map(() => 'delivered'));
+      expect({ accepted: sink.accepted, received: sink.received }).toEqual({ accepted: ids.length, received: ids.length });
+      expect((await next.terminate(drainBudgetMs(nextPlan))).code).toBe(0);
       expect((await gateway.terminate(drainBudgetMs(gatewayPlan))).code).toBe(0);
     } finally {
       await sink.stop();
     }
   });
 
-  test('when the MX gets SIGTERM while a message is in DATA, then it stores and accepts it, refuses new connections, and exits 0', async () => {
+  test('when the MX gets SIGTERM while messages are in DATA, then it stores and accepts each, refuses new connections, and exits 0', async () => {
     const { plan, process: mx } = await startService('inbound-smtp');
-    const client = await SmtpDialog.open(Number(plan.env.SMTP_PORT));
-    expect(await client.command('EHLO client.example.net')).toMatch(/^250/);
-    expect(await client.command('MAIL FROM:<reporter@example.net>')).toMatch(/^250/);
-    expect(await client.command(`RCPT TO:<fbl@${plan.env.BOUNCE_DOMAIN}>`)).toMatch(/^250/);
-    expect(await client.command('DATA')).toMatch(/^354/);
-    client.write('From: reporter@example.net\r\nSubject: in flight\r\n\r\nfirst half\r\n');
+    const port = Number(plan.env.SMTP_PORT);
+    const clients = await Promise.all([1, 2, 3].map(() => SmtpDialog.open(port)));
+    for (const [i, client] of clients.entries()) {
+      expect(await client.command('EHLO client.example.net')).toMatch(/^250/);
+      expect(await client.command('MAIL FROM:<reporter@example.net>')).toMatch(/^250/);
+      expect(await client.command(`RCPT TO:<fbl@${plan.env.BOUNCE_DOMAIN}>`)).toMatch(/^250/);
+      expect(await client.command('DATA')).toMatch(/^354/);
+      client.write(`From: reporter@example.net\r\nSubject: in flight ${i}\r\n\r\nfirst half\r\n`);
+    }
 
     mx.child.kill('SIGTERM');
     await sleep(500);
     expect(mx.running).toBe(true);
-    const refused = await SmtpDialog.open(Number(plan.env.SMTP_PORT));
+    const refused = await SmtpDialog.open(port);
     expect(await refused.greeting).toMatch(/^421/);
     refused.close();
-    expect(await client.command('second half\r\n.')).toMatch(/^250/);
-    client.close();
+    for (const client of clients) {
+      expect(await client.command('second half\r\n.')).toMatch(/^250/);
+      client.close();
+    }
 
     const exit = await mx.exitWithin(drainBudgetMs(plan));
     expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
@@ -181,7 +199,7 @@ describe('the production tree with work in flight', () => {
     const db = new Client({ connectionString: databaseUrl(DATABASE) });
     await db.connect();
     try {
-      expect((await db.query('SELECT count(*)::int AS n FROM received_emails')).rows[0].n).toBe(1);
+      expect((await db.query('SELECT count(*)::int AS n FROM received_emails')).rows[0].n).toBe(clients.length);
     } finally {
       await db.end();
     }

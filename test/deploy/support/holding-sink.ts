@@ -12,6 +12,7 @@ export class HoldingSink {
   /** Messages answered 250. */
   accepted = 0;
   port = 0;
+  private holding = true;
   private readonly held: (() => void)[] = [];
   private readonly server = new SMTPServer({
     disabledCommands: ['AUTH', 'STARTTLS'],
@@ -23,10 +24,12 @@ export class HoldingSink {
       stream.resume();
       stream.on('end', () => {
         this.received += 1;
-        this.held.push(() => {
+        const reply = () => {
           this.accepted += 1;
           callback();
-        });
+        };
+        if (this.holding) this.held.push(reply);
+        else reply();
       });
     },
   });
@@ -43,8 +46,14 @@ export class HoldingSink {
     for (const reply of this.held.splice(0)) reply();
   }
 
-  stop(): Promise<void> {
+  /** Answers every message held so far and every later one at once. */
+  stopHolding(): void {
+    this.holding = false;
     this.release();
+  }
+
+  stop(): Promise<void> {
+    this.stopHolding();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 }
