@@ -17,6 +17,7 @@ export interface KubeObject {
 /** `kubectl kustomize <dir>` (dir relative to the repository), parsed. */
 export function renderKustomization(dir: string): KubeObject[] {
   const result = spawnSync('kubectl', ['kustomize', join(ROOT, dir)], { encoding: 'utf8' });
+  if (result.error) throw new Error(`kubectl renders the manifests and could not be run (${result.error.message}); install kubectl.`);
   if (result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed:\n${result.stderr}`);
   return parseAllDocuments(result.stdout).map((doc) => doc.toJS() as KubeObject).filter(Boolean);
 }
