@@ -43,7 +43,9 @@ export class DeliveryRunner {
     const seen = new Set<string>();
     let pending = keys.filter((k) => {
       const id = `${k.eventId} ${k.webhookId}`;
-      return seen.has(id) ? false : (seen.add(id), true);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
     });
     const deferred: DeliveryKey[] = [];
     while (pending.length > 0) {
