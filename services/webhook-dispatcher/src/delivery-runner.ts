@@ -4,8 +4,14 @@ import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
 
 // Attempt records per transaction.
 const MAX_RECORDS_PER_COMMIT = 500;
-// A delivery for an endpoint already at its concurrency bound is tried again this much later (ms).
-const DEFER_MS = 1_000;
+// Deliveries claimed per statement.
+const MAX_CLAIM = 500;
+// Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
+const MAX_WAITING_PER_ENDPOINT = 1_000;
+// Deliveries waiting in memory in all; beyond it likewise.
+const MAX_WAITING = 20_000;
+// How much later a delivery that found no room in memory is tried again (ms).
+const DEFER_MS = 5_000;
 
 export interface DeliveryRunnerOptions {
   pool: Pool;
@@ -19,73 +25,131 @@ export interface DeliveryRunnerOptions {
   leaseSeconds: number;
 }
 
+const keyOf = (k: DeliveryKey) => `${k.eventId} ${k.webhookId}`;
+
 /**
- * Runs the attempts of this process. A delivery job hands its deliveries here and completes
- * once they are claimed and started, so queue slots never wait on an endpoint: a job waits only
- * while the whole process is at `maxInFlight`. Deliveries for an endpoint already at its bound
- * are not claimed but deferred (a job a second later), so a hanging endpoint holds at most
- * `perEndpoint` posts and never the slots healthy endpoints need. Outcomes are written with a
- * group commit; retries are enqueued after their commit (the reconciler catches a lost one).
+ * Runs the attempts of this process. A delivery job hands its deliveries over and completes at
+ * once: they wait here, per endpoint, unclaimed, and are claimed (leased) only when their
+ * endpoint has a free slot, many per statement. So a queue slot never waits on an endpoint, and
+ * an endpoint that hangs holds at most `perEndpoint` posts while every other endpoint's
+ * deliveries go past it. What waits here is still pending and unleased in PostgreSQL: lost with
+ * the process, it is found again by the reconciler. Outcomes are written with a group commit;
+ * retries are enqueued after their commit (the reconciler catches a lost one).
  */
 export class DeliveryRunner {
+  private readonly waiting = new Map<string, DeliveryKey[]>();
+  private waitingCount = 0;
+  /** Keys waiting or in flight here, so a duplicate job adds nothing. */
+  private readonly known = new Set<string>();
   private readonly perEndpoint = new Map<string, number>();
   private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
-  private readonly slotFreed: (() => void)[] = [];
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private readonly records: GroupCommit<AttemptRecord>;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
     this.records = new GroupCommit(async (records) => void (await recordAttempts(options.pool, records)), MAX_RECORDS_PER_COMMIT);
   }
 
-  /** Claims and starts what it can now, defers the rest; resolves once nothing is left to place. */
+  /** Takes deliveries to attempt as soon as their endpoints have room; those that find no room here are deferred. */
   async run(keys: readonly DeliveryKey[]): Promise<void> {
-    const seen = new Set<string>();
-    let pending = keys.filter((k) => {
-      const id = `${k.eventId} ${k.webhookId}`;
-      if (seen.has(id)) return false;
-      seen.add(id);
-      return true;
-    });
     const deferred: DeliveryKey[] = [];
-    while (pending.length > 0) {
-      await this.belowLimit();
-      const room = this.options.maxInFlight - this.inFlight;
-      const taken: DeliveryKey[] = [];
-      const rest: DeliveryKey[] = [];
-      for (const key of pending) {
-        if (taken.length >= room) rest.push(key);
-        else if ((this.perEndpoint.get(key.webhookId) ?? 0) >= this.options.perEndpoint) deferred.push(key);
-        else {
-          taken.push(key);
-          this.acquire(key.webhookId);
-        }
+    for (const key of keys) {
+      const id = keyOf(key);
+      if (this.known.has(id)) continue;
+      const list = this.waiting.get(key.webhookId) ?? [];
+      if (list.length >= MAX_WAITING_PER_ENDPOINT || this.waitingCount >= MAX_WAITING) {
+        deferred.push(key);
+        continue;
       }
-      pending = rest;
-      let targets: DeliveryTarget[] = [];
-      try {
-        targets = await claimDeliveries(this.options.pool, taken, this.options.leaseSeconds);
-      } finally {
-        // Slots reserved for deliveries that were not claimed (done, leased elsewhere, not due) go back.
-        const claimed = new Set(targets.map((t) => `${t.eventId} ${t.webhookId}`));
-        for (const key of taken) if (!claimed.has(`${key.eventId} ${key.webhookId}`)) this.release(key.webhookId);
-      }
-      for (const target of targets) this.start(target);
+      list.push(key);
+      this.waiting.set(key.webhookId, list);
+      this.waitingCount++;
+      this.known.add(id);
     }
+    this.pump();
     if (deferred.length > 0) {
       const dueAt = new Date(Date.now() + DEFER_MS);
-      await this.options.queue.enqueueDue(deferred.map((k) => ({ ...k, dueAt })));
+      await this.options.queue.enqueueDue(deferred.map((k) => ({ eventId: k.eventId, webhookId: k.webhookId, dueAt })));
     }
   }
 
-  /** Posts in flight now (for tests and metrics). */
+  /** Posts in flight now. */
   get active(): number {
     return this.inFlight;
   }
 
-  /** Waits until every started attempt is posted and recorded. */
+  /**
+   * For a graceful stop: hands the deliveries still waiting back to the queue (due now), then
+   * waits until every started attempt is posted and recorded.
+   */
   async drain(): Promise<void> {
-    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    const left = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.waitingCount = 0;
+    if (left.length > 0) {
+      const dueAt = new Date();
+      await this.options.queue.enqueueDue(left.map((k) => ({ ...k, dueAt }))).catch((err: unknown) => {
+        this.options.logger.warn({ err, deliveries: left.length }, 'waiting deliveries not handed back; the reconciler will find them');
+      });
+    }
+    while (this.pumping || this.running.size > 0) await Promise.allSettled([this.pumping, ...this.running]);
+  }
+
+  /** Claims what has room, one claim at a time; asked again while claiming, it runs once more after. */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        try {
+          await this.claimWhatFits();
+        } catch (err) {
+          // The keys taken go back to waiting; the next release or job tries again.
+          this.options.logger.error({ err }, 'claiming deliveries failed');
+        }
+      } while (this.pumpAgain);
+      this.pumping = null;
+    })();
+  }
+
+  private async claimWhatFits(): Promise<void> {
+    const taken: DeliveryKey[] = [];
+    for (const [webhookId, list] of this.waiting) {
+      const room = Math.min(this.options.perEndpoint - (this.perEndpoint.get(webhookId) ?? 0), this.options.maxInFlight - this.inFlight, MAX_CLAIM - taken.length);
+      if (room <= 0) continue;
+      const batch = list.splice(0, room);
+      if (list.length === 0) this.waiting.delete(webhookId);
+      this.waitingCount -= batch.length;
+      for (const key of batch) this.acquire(key.webhookId);
+      taken.push(...batch);
+      if (taken.length >= MAX_CLAIM || this.inFlight >= this.options.maxInFlight) break;
+    }
+    if (taken.length === 0) return;
+    let targets: DeliveryTarget[];
+    try {
+      targets = await claimDeliveries(this.options.pool, taken, this.options.leaseSeconds);
+    } catch (err) {
+      for (const key of taken) {
+        this.release(key.webhookId);
+        this.known.delete(keyOf(key));
+      }
+      throw err;
+    }
+    // Not claimed: delivered already, leased by another dispatcher, not due, or stopped.
+    const claimed = new Set(targets.map(keyOf));
+    for (const key of taken) {
+      if (claimed.has(keyOf(key))) continue;
+      this.release(key.webhookId);
+      this.known.delete(keyOf(key));
+    }
+    for (const target of targets) this.start(target);
+    // More may fit (another endpoint, or more than MAX_CLAIM waiting).
+    if (this.waitingCount > 0) this.pumpAgain = true;
   }
 
   private start(target: DeliveryTarget): void {
@@ -96,8 +160,11 @@ export class DeliveryRunner {
   private async attempt(target: DeliveryTarget): Promise<void> {
     let released = false;
     const release = () => {
-      if (!released) this.release(target.webhookId);
+      if (released) return;
       released = true;
+      this.release(target.webhookId);
+      this.known.delete(keyOf(target));
+      if (this.waitingCount > 0) this.pump();
     };
     try {
       const record = await attemptDelivery(this.options.deps, target, { leased: true });
@@ -126,10 +193,5 @@ export class DeliveryRunner {
     if (left <= 0) this.perEndpoint.delete(webhookId);
     else this.perEndpoint.set(webhookId, left);
     this.inFlight--;
-    this.slotFreed.shift()?.();
-  }
-
-  private async belowLimit(): Promise<void> {
-    while (this.inFlight >= this.options.maxInFlight) await new Promise<void>((resolve) => this.slotFreed.push(resolve));
   }
 }

@@ -24,13 +24,19 @@ export class Receiver {
   /** Requests being answered or hanging right now, and the most at once. */
   open = 0;
   maxOpen = 0;
+  /** TCP connections accepted. */
+  connections = 0;
   answer: (request: ReceivedRequest) => Answer = () => ({ status: 200, body: 'ok' });
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private readonly hanging = new Set<ServerResponse>();
 
+  get port(): number {
+    return (this.server?.address() as AddressInfo).port;
+  }
+
   get url(): string {
-    return `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}/hook`;
+    return `http://127.0.0.1:${this.port}/hook`;
   }
 
   async start(): Promise<this> {
@@ -56,6 +62,7 @@ export class Receiver {
       });
     });
     this.server.on('connection', (socket: Socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
