@@ -1,9 +1,9 @@
 import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { createTestDatabase } from '../../../test/support/databases';
 import { DnsServer } from '../../../test/support/dns-server';
 import { testEnv } from '../../../test/support/gateway';
-import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
+import { startDispatcher } from '../src/start-dispatcher';
 import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
 
 /** One dispatcher on a database of its own, and a way to emit events to it. */

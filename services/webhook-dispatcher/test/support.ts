@@ -32,7 +32,7 @@ export class Receiver {
   private readonly hanging = new Set<ServerResponse>();
 
   get port(): number {
-    return (this.server?.address() as AddressInfo).port;
+    return (this.server!.address() as AddressInfo).port;
   }
 
   get url(): string {
