@@ -27,6 +27,8 @@ export class Receiver {
   /** TCP connections accepted. */
   connections = 0;
   answer: (request: ReceivedRequest) => Answer = () => ({ status: 200, body: 'ok' });
+  /** How long each answer waits (ms). */
+  delayMs = 0;
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   private readonly hanging = new Set<ServerResponse>();
@@ -57,8 +59,10 @@ export class Receiver {
           });
           return;
         }
-        res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
-        res.end(answer.body ?? '', () => this.open--);
+        setTimeout(() => {
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          res.end(answer.body ?? '', () => this.open--);
+        }, this.delayMs);
       });
     });
     this.server.on('connection', (socket: Socket) => {
