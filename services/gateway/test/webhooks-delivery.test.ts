@@ -1,4 +1,8 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
 import { appendEvents, createPool, inTransaction, type Pool } from '@mailroom/db';
 import { Webhook } from 'standardwebhooks';
@@ -279,6 +283,57 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
       expect({ path, status: res.status, name: res.body.name }).toEqual({ path, status: 404, name: 'not_found' });
     }
     expect(receiver.requests.length).toBe(before);
+  });
+
+  describe("the README's receiver", () => {
+    const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('#### Verifying a delivery'));
+    const snippet = section.match(/```js\n([\s\S]*?)```/)?.[1] ?? '';
+    const children: ChildProcess[] = [];
+    afterAll(() => {
+      for (const child of children) child.kill();
+    });
+
+    /** Runs the snippet as written, with the secret and check it is given, on a free port; answers its URL. */
+    const runSnippet = async (secret: string, verify: 'standard-webhooks' | 'x-service-signature'): Promise<string> => {
+      const port = await new Promise<number>((resolve) => {
+        const probe = createServer().listen(0, '127.0.0.1', () => {
+          const { port } = probe.address() as { port: number };
+          probe.close(() => resolve(port));
+        });
+      });
+      // From this folder, so `standardwebhooks` resolves as a receiver's own dependency would.
+      const child = spawn(process.execPath, ['--input-type=module', '-e', snippet], {
+        cwd: __dirname,
+        env: { PATH: process.env.PATH, MAILROOM_WEBHOOK_SECRET: secret, PORT: String(port), VERIFY: verify },
+        stdio: 'ignore',
+      });
+      children.push(child);
+      await until(() => fetch(`http://127.0.0.1:${port}/`, { method: 'POST' }).then(() => true, () => false), 10_000, 'the snippet to listen');
+      return `http://127.0.0.1:${port}/mailroom`;
+    };
+
+    const testThrough = async (webhookId: string, url: string) => {
+      await api.patch(`/webhooks/${webhookId}`, { url });
+      return (await api.post(`/webhooks/${webhookId}/test`)).body as { success: boolean; responseStatus: number };
+    };
+
+    test('when Mailroom delivers to it, then either check accepts the right secret and refuses a wrong one; after a rotation the old secret passes only webhook-signature', async () => {
+      expect(snippet).toContain("from 'standardwebhooks'");
+      const endpoint = (await api.post('/webhooks', { url: 'http://127.0.0.1:9/', events: ['email.sent'] })).body;
+      secrets.push(endpoint.secret);
+      const wrong = `whsec_${randomBytes(32).toString('base64')}`;
+      for (const verify of ['standard-webhooks', 'x-service-signature'] as const) {
+        expect({ verify, ...(await testThrough(endpoint.id, await runSnippet(endpoint.secret, verify))) }).toMatchObject({ verify, success: true, responseStatus: 204 });
+        expect({ verify, ...(await testThrough(endpoint.id, await runSnippet(wrong, verify))) }).toMatchObject({ verify, success: false, responseStatus: 401 });
+      }
+      const rotated = (await api.post(`/webhooks/${endpoint.id}/rotate-secret`)).body;
+      secrets.push(rotated.secret);
+      // A receiver still on the old secret keeps working with Standard Webhooks for the 24 hours.
+      expect(await testThrough(endpoint.id, await runSnippet(endpoint.secret, 'standard-webhooks'))).toMatchObject({ success: true, responseStatus: 204 });
+      expect(await testThrough(endpoint.id, await runSnippet(endpoint.secret, 'x-service-signature'))).toMatchObject({ success: false, responseStatus: 401 });
+      expect(await testThrough(endpoint.id, await runSnippet(rotated.secret, 'x-service-signature'))).toMatchObject({ success: true, responseStatus: 204 });
+    });
   });
 
   test('then no secret was ever logged or shown in an attempt', async () => {
