@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
-import { appendEvents, createPool, inTransaction, type Pool } from '@mailroom/db';
+import { createPool, type Pool } from '@mailroom/db';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { createKey, signUp, testEnv } from '../../../test/support/gateway';
 import { apiClient, type ApiClient } from '../../../test/support/http';
 import { type RunningDispatcher, startDispatcher } from '../../webhook-dispatcher/src/start-dispatcher';
-import { capturingLogger, type ReceivedRequest, Receiver, until } from '../../webhook-dispatcher/test/support';
+import { appendTestEvents, capturingLogger, type ReceivedRequest, Receiver, until } from '../../webhook-dispatcher/test/support';
 import { EVENT_PAYLOADS } from '../src/openapi/event-payloads';
 import { type RunningGateway, startGateway } from '../src/start-gateway';
 
@@ -82,17 +82,7 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
 
   /** Appends events as a producer does (one transaction, then the notice). */
   const emit = async (count: number, type: 'email.received' | 'email.complained') => {
-    const ids = await inTransaction(pool, (client) =>
-      appendEvents(
-        client,
-        Array.from({ length: count }, (_, i) => ({
-          projectId,
-          subject: { kind: 'received_email' as const, receivedEmailId: `inb_test${i}` },
-          type: type as 'email.received',
-          data: { email_id: `inb_test${i}`, from: 'a@example.com', to: ['b@acme.example'], subject: 'Hi', route_id: 'rt_x', created_at: new Date().toISOString() },
-        })),
-      ),
-    );
+    const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
     await eventQueue.notify();
     return ids;
   };

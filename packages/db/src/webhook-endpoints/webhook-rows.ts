@@ -16,15 +16,7 @@ export interface WebhookRow {
   createdAt: Date;
 }
 
-export interface NewWebhook {
-  id: string;
-  projectId: string;
-  url: string;
-  events: string[];
-  routeId: string | null;
-  description: string | null;
-  enabled: boolean;
-}
+export type NewWebhook = Pick<WebhookRow, 'id' | 'projectId' | 'url' | 'events' | 'routeId' | 'description' | 'enabled'>;
 
 const FOREIGN_KEY_VIOLATION = '23503';
 // Timestamps are UTC without a zone, as Prisma writes them; read them as such whatever the session's zone.
