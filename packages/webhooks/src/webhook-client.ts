@@ -1,5 +1,6 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
@@ -99,16 +100,28 @@ export class WebhookClient {
   }
 }
 
-/** Reads at most RESPONSE_BODY_BYTES, then destroys the stream (leaving the loop early does). */
-async function readPrefix(stream: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_BODY_BYTES) break;
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
+/**
+ * Reads at most RESPONSE_BODY_BYTES, then destroys the stream (the connection is not reused
+ * then). Plain listeners: an async iterator per response costs more than the small body.
+ */
+function readPrefix(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'));
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_BODY_BYTES) {
+        stream.removeAllListeners('data');
+        stream.on('error', () => undefined);
+        stream.destroy();
+        done();
+      }
+    });
+    stream.once('end', done);
+    stream.once('error', reject);
+  });
 }
 
 /** Seconds from now: `Retry-After` as delta-seconds or an HTTP date. */

@@ -52,6 +52,7 @@ export function createAttemptDeps(options: Omit<WebhookDelivererOptions, 'pool' 
       timeoutSeconds: config.webhookTimeoutSeconds,
     }),
     encryptionKey: deriveKey(options.masterSecret, 'encryption'),
+    secrets: new Map(),
     retrySchedule: config.webhookRetrySchedule,
   };
 }
