@@ -7,9 +7,9 @@ const MAX_RECORDS_PER_COMMIT = 500;
 // Deliveries claimed per statement.
 const MAX_CLAIM = 500;
 // Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
-const MAX_WAITING_PER_ENDPOINT = 1_000;
+const MAX_WAITING_PER_ENDPOINT = 10_000;
 // Deliveries waiting in memory in all; beyond it likewise.
-const MAX_WAITING = 20_000;
+const MAX_WAITING = 100_000;
 // How much later a delivery that found no room in memory is tried again (ms).
 const DEFER_MS = 5_000;
 
@@ -168,8 +168,10 @@ export class DeliveryRunner {
     const taken: DeliveryKey[] = [];
     const ahead = this.options.claimAhead;
     for (const state of this.endpoints.values()) {
-      const room = Math.min(ahead - state.posting - state.ready.length - state.claiming, MAX_CLAIM - taken.length);
-      if (room <= 0 || state.waiting.length === 0) continue;
+      const free = ahead - state.posting - state.ready.length - state.claiming;
+      // Claim in large batches: refill once half the stock is used, or when little waits.
+      if (state.waiting.length === 0 || free <= 0 || (free < ahead / 2 && free < state.waiting.length)) continue;
+      const room = Math.min(free, MAX_CLAIM - taken.length);
       const batch = state.waiting.splice(0, room);
       this.waitingCount -= batch.length;
       state.claiming += batch.length;
