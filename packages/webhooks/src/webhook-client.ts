@@ -167,6 +167,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return null;
   if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date (IMF-fixdate, RFC 9110 §5.6.7); Date.parse alone accepts "-5" as a year.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
