@@ -13,6 +13,8 @@ export interface AttemptDeps {
   client: WebhookClient;
   /** The secret sub-key: `deriveKey(masterSecret, 'encryption')`. */
   encryptionKey: Buffer;
+  /** Decrypted secrets by ciphertext (a rotation makes a new ciphertext), so each is opened once. */
+  secrets?: Map<string, string>;
   /** WEBHOOK_RETRY_SCHEDULE: seconds before attempt 2, 3, … */
   retrySchedule: readonly number[];
   /** In [0, 1); `Math.random` unless a test fixes it. */
@@ -32,8 +34,8 @@ export async function attemptDelivery(deps: AttemptDeps, target: DeliveryTarget,
     body,
     eventId: target.eventId,
     eventType: target.event.type,
-    secret: decryptSecret(deps.encryptionKey, target.secretCiphertext),
-    previousSecret: target.previousSecretCiphertext ? decryptSecret(deps.encryptionKey, target.previousSecretCiphertext) : null,
+    secret: openSecret(deps, target.secretCiphertext),
+    previousSecret: target.previousSecretCiphertext ? openSecret(deps, target.previousSecretCiphertext) : null,
     timestamp: Math.floor(now.getTime() / 1000),
   });
   const result = await deps.client.post(target.url, body, headers);
@@ -72,6 +74,20 @@ export function nextRetryAt(deps: Pick<AttemptDeps, 'retrySchedule' | 'random'>,
     delaySeconds = Math.max(delaySeconds, Math.min(result.retryAfterSeconds, MAX_RETRY_AFTER_SECONDS));
   }
   return new Date(now.getTime() + Math.round(delaySeconds * 1000));
+}
+
+// Secrets kept decrypted per process; past it the cache starts over.
+const MAX_CACHED_SECRETS = 10_000;
+
+function openSecret(deps: AttemptDeps, ciphertext: string): string {
+  const cached = deps.secrets?.get(ciphertext);
+  if (cached !== undefined) return cached;
+  const secret = decryptSecret(deps.encryptionKey, ciphertext);
+  if (deps.secrets) {
+    if (deps.secrets.size >= MAX_CACHED_SECRETS) deps.secrets.clear();
+    deps.secrets.set(ciphertext, secret);
+  }
+  return secret;
 }
 
 function describeStatus(status: number): string {

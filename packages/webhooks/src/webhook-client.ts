@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, request } from 'undici';
+import type { Readable } from 'node:stream';
+import { Pool } from 'undici';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
 /** The part of a response body kept in the attempt log; the rest is never read. */
@@ -27,8 +28,21 @@ export interface WebhookClientOptions extends ResolveOptions {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** A URL taken apart once: its origin's pool and the path to post to. */
+interface Target {
+  origin: string;
+  path: string;
+  /** Set when the URL cannot be posted to at all (unparseable, or a refused IP literal). */
+  refused?: unknown;
+}
+
+// Parsed URLs kept per process; past it the cache starts over.
+const MAX_CACHED_URLS = 10_000;
+// Origins with a pool at once; past it the oldest pool is closed (after its requests) and made again on use.
+const MAX_POOLS = 1_000;
+
 /**
- * POSTs webhooks with undici: a connection pool per origin (undici's Agent), redirects not
+ * POSTs webhooks with undici: a connection pool per origin, redirects not
  * followed, `WEBHOOK_TIMEOUT_SECONDS` for the whole exchange, the response body read up to
  * 4 KB and then dropped. Every new connection resolves its host through `DNS_SERVERS`, is
  * refused when any address is not public (unless ALLOW_PRIVATE_NETWORKS), and connects only to
@@ -36,36 +50,23 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
  * be answered differently. TLS keeps the URL's host name for SNI and certificate checks.
  */
 export class WebhookClient {
-  private readonly agent: Agent;
+  private readonly pools = new Map<string, Pool>();
+  private readonly targets = new Map<string, Target>();
 
-  constructor(private readonly options: WebhookClientOptions) {
-    const timeoutMs = options.timeoutSeconds * 1000;
-    this.agent = new Agent({
-      connect: { timeout: timeoutMs, lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback) },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      keepAliveTimeout: KEEP_ALIVE_MS,
-    });
-  }
+  constructor(private readonly options: WebhookClientOptions) {}
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostResult> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     const failure = (err: unknown): PostResult => ({ status: null, body: null, error: describeError(err, this.options.timeoutSeconds), durationMs: elapsed(), retryAfterSeconds: null });
-    let hostname: string;
+    const target = await this.target(url);
+    if (target.refused !== undefined) return failure(target.refused);
     try {
-      hostname = new URL(url).hostname;
-      // An IP literal never reaches `lookup`: check it here.
-      if (isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) await resolvePublicHost(hostname, this.options);
-    } catch (err) {
-      return failure(err);
-    }
-    try {
-      const response = await request(url, {
+      const response = await this.pool(target.origin).request({
+        path: target.path,
         method: 'POST',
         headers,
         body,
-        dispatcher: this.agent,
         signal: AbortSignal.timeout(this.options.timeoutSeconds * 1000),
       });
       const text = await readPrefix(response.body);
@@ -82,7 +83,45 @@ export class WebhookClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close()));
+  }
+
+  /** The URL's origin and path, parsed once; an IP literal is checked here, as it never reaches `lookup`. */
+  private async target(url: string): Promise<Target> {
+    let target = this.targets.get(url);
+    if (target) return target;
+    try {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (isIP(parsed.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) await resolvePublicHost(parsed.hostname, this.options);
+    } catch (err) {
+      target = { origin: '', path: '', refused: err };
+    }
+    if (this.targets.size >= MAX_CACHED_URLS) this.targets.clear();
+    this.targets.set(url, target);
+    return target;
+  }
+
+  private pool(origin: string): Pool {
+    let pool = this.pools.get(origin);
+    if (!pool) {
+      const timeoutMs = this.options.timeoutSeconds * 1000;
+      pool = new Pool(origin, {
+        connect: { timeout: timeoutMs, lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback) },
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: KEEP_ALIVE_MS,
+      });
+      if (this.pools.size >= MAX_POOLS) {
+        const [oldest, old] = this.pools.entries().next().value as [string, Pool];
+        this.pools.delete(oldest);
+        void old.close();
+      }
+      this.pools.set(origin, pool);
+    }
+    return pool;
   }
 
   private lookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
@@ -99,16 +138,28 @@ export class WebhookClient {
   }
 }
 
-/** Reads at most RESPONSE_BODY_BYTES, then destroys the stream (leaving the loop early does). */
-async function readPrefix(stream: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_BODY_BYTES) break;
-  }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
+/**
+ * Reads at most RESPONSE_BODY_BYTES, then destroys the stream (the connection is not reused
+ * then). Plain listeners: an async iterator per response costs more than the small body.
+ */
+function readPrefix(stream: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'));
+    stream.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= RESPONSE_BODY_BYTES) {
+        stream.removeAllListeners('data');
+        stream.on('error', () => undefined);
+        stream.destroy();
+        done();
+      }
+    });
+    stream.once('end', done);
+    stream.once('error', reject);
+  });
 }
 
 /** Seconds from now: `Retry-After` as delta-seconds or an HTTP date. */
@@ -116,6 +167,8 @@ export function parseRetryAfter(value: string | string[] | undefined, now = Date
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return null;
   if (/^\d+$/.test(text)) return Number(text);
+  // An HTTP date (IMF-fixdate, RFC 9110 §5.6.7); Date.parse alone accepts "-5" as a year.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
   const date = Date.parse(text);
   return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }

@@ -34,11 +34,12 @@ export interface WebhookDelivererOptions {
 }
 
 /**
- * How long a dispatcher's claim on a delivery lasts: LEASE_SECONDS, but never shorter than a
- * whole attempt (the timeout, then the commit), so a slow answer is not posted twice.
+ * How long a dispatcher's claim on a delivery lasts: LEASE_SECONDS, but never shorter than two
+ * whole attempts (a claimed delivery may wait for the post before it, then make its own, each
+ * within the timeout, then commit), so a slow answer is not posted twice.
  */
 export function deliveryLeaseSeconds(config: Pick<Config, 'leaseSeconds' | 'webhookTimeoutSeconds'>): number {
-  return Math.max(config.leaseSeconds, config.webhookTimeoutSeconds + 5);
+  return Math.max(config.leaseSeconds, 2 * config.webhookTimeoutSeconds + 5);
 }
 
 /** The attempt dependencies every deliverer shares: the guarded client, the key, the schedule. */
@@ -51,6 +52,7 @@ export function createAttemptDeps(options: Omit<WebhookDelivererOptions, 'pool' 
       timeoutSeconds: config.webhookTimeoutSeconds,
     }),
     encryptionKey: deriveKey(options.masterSecret, 'encryption'),
+    secrets: new Map(),
     retrySchedule: config.webhookRetrySchedule,
   };
 }

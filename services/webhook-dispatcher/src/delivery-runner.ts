@@ -1,5 +1,5 @@
 import { type DeliveryKey, GroupCommit, type Logger, type WebhookQueue } from '@mailroom/core';
-import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, recordAttempts } from '@mailroom/db';
+import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, recordAttempts, releaseDeliveries } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
 
 // Attempt records per transaction.
@@ -7,9 +7,9 @@ const MAX_RECORDS_PER_COMMIT = 500;
 // Deliveries claimed per statement.
 const MAX_CLAIM = 500;
 // Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
-const MAX_WAITING_PER_ENDPOINT = 1_000;
+const MAX_WAITING_PER_ENDPOINT = 10_000;
 // Deliveries waiting in memory in all; beyond it likewise.
-const MAX_WAITING = 20_000;
+const MAX_WAITING = 100_000;
 // How much later a delivery that found no room in memory is tried again (ms).
 const DEFER_MS = 5_000;
 
@@ -22,30 +22,58 @@ export interface DeliveryRunnerOptions {
   perEndpoint: number;
   /** Posts in flight in this process at once, all endpoints together. */
   maxInFlight: number;
+  /** Must outlast a post and the one before it (`deliveryLeaseSeconds`). */
   leaseSeconds: number;
+  /** Deliveries of one endpoint claimed (leased) at once, posting or about to: see `claimAhead`. */
+  claimAhead: number;
+}
+
+/**
+ * How many deliveries of one endpoint may be claimed at once: as many rounds of `perEndpoint`
+ * posts as fit in a lease when every post takes the whole timeout, less one round for the
+ * commit, and at least one round ahead of those posting. With the defaults (lease 300 s,
+ * timeout 15 s, 10 per endpoint) 180: a claim is one statement for many deliveries, and even a
+ * hanging endpoint's last claimed delivery is posted before its lease runs out.
+ */
+export function claimAhead(options: { leaseSeconds: number; timeoutSeconds: number; perEndpoint: number }): number {
+  const rounds = Math.floor((options.leaseSeconds - 5) / options.timeoutSeconds) - 1;
+  return options.perEndpoint * Math.max(2, rounds);
 }
 
 const keyOf = (k: DeliveryKey) => `${k.eventId} ${k.webhookId}`;
 
+/** One endpoint's deliveries in this process. */
+interface EndpointState {
+  /** Unclaimed keys, in arrival order. */
+  waiting: DeliveryKey[];
+  /** Claimed (leased) and about to be posted. */
+  ready: DeliveryTarget[];
+  /** Being claimed right now. */
+  claiming: number;
+  /** Posts in flight. */
+  posting: number;
+}
+
 /**
  * Runs the attempts of this process. A delivery job hands its deliveries over and completes at
- * once: they wait here, per endpoint, unclaimed, and are claimed (leased) only when their
- * endpoint has a free slot, many per statement. So a queue slot never waits on an endpoint, and
- * an endpoint that hangs holds at most `perEndpoint` posts while every other endpoint's
- * deliveries go past it. What waits here is still pending and unleased in PostgreSQL: lost with
- * the process, it is found again by the reconciler. Outcomes are written with a group commit;
- * retries are enqueued after their commit (the reconciler catches a lost one).
+ * once: they wait here, per endpoint, unclaimed. Each endpoint has at most `perEndpoint` posts
+ * in flight and up to `claimAhead` deliveries claimed (so the next post starts without waiting
+ * for a claim); claims are made many per statement. So a queue slot never waits on an endpoint, and
+ * an endpoint that hangs holds its bound while every other endpoint's deliveries go past it.
+ * Unclaimed keys are still pending and unleased in PostgreSQL: lost with the process, they are
+ * found again by the reconciler. Outcomes are written with a group commit; retries are
+ * enqueued after their commit (the reconciler catches a lost one).
  */
 export class DeliveryRunner {
-  private readonly waiting = new Map<string, DeliveryKey[]>();
+  private readonly endpoints = new Map<string, EndpointState>();
   private waitingCount = 0;
-  /** Keys waiting or in flight here, so a duplicate job adds nothing. */
+  /** Keys waiting, claimed or in flight here, so a duplicate job adds nothing. */
   private readonly known = new Set<string>();
-  private readonly perEndpoint = new Map<string, number>();
   private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
+  private stopping = false;
   private readonly records: GroupCommit<AttemptRecord>;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
@@ -58,19 +86,18 @@ export class DeliveryRunner {
     for (const key of keys) {
       const id = keyOf(key);
       if (this.known.has(id)) continue;
-      const list = this.waiting.get(key.webhookId) ?? [];
-      if (list.length >= MAX_WAITING_PER_ENDPOINT || this.waitingCount >= MAX_WAITING) {
+      const state = this.endpoint(key.webhookId);
+      if (this.stopping || state.waiting.length >= MAX_WAITING_PER_ENDPOINT || this.waitingCount >= MAX_WAITING) {
         deferred.push(key);
         continue;
       }
-      list.push(key);
-      this.waiting.set(key.webhookId, list);
+      state.waiting.push(key);
       this.waitingCount++;
       this.known.add(id);
     }
     this.pump();
     if (deferred.length > 0) {
-      const dueAt = new Date(Date.now() + DEFER_MS);
+      const dueAt = new Date(Date.now() + (this.stopping ? 0 : DEFER_MS));
       await this.options.queue.enqueueDue(deferred.map((k) => ({ eventId: k.eventId, webhookId: k.webhookId, dueAt })));
     }
   }
@@ -81,20 +108,40 @@ export class DeliveryRunner {
   }
 
   /**
-   * For a graceful stop: hands the deliveries still waiting back to the queue (due now), then
-   * waits until every started attempt is posted and recorded.
+   * For a graceful stop: gives back what was not started (leases released, keys handed back to
+   * the queue due now), then waits until every started attempt is posted and recorded.
    */
   async drain(): Promise<void> {
-    const left = [...this.waiting.values()].flat();
-    this.waiting.clear();
-    this.waitingCount = 0;
-    if (left.length > 0) {
-      const dueAt = new Date();
-      await this.options.queue.enqueueDue(left.map((k) => ({ ...k, dueAt }))).catch((err: unknown) => {
-        this.options.logger.warn({ err, deliveries: left.length }, 'waiting deliveries not handed back; the reconciler will find them');
-      });
+    this.stopping = true;
+    await this.pumping;
+    const unclaimed: DeliveryKey[] = [];
+    const claimed: DeliveryKey[] = [];
+    for (const state of this.endpoints.values()) {
+      unclaimed.push(...state.waiting.splice(0));
+      claimed.push(...state.ready.splice(0).map((t) => ({ eventId: t.eventId, webhookId: t.webhookId })));
     }
-    while (this.pumping || this.running.size > 0) await Promise.allSettled([this.pumping, ...this.running]);
+    this.waitingCount = 0;
+    const handBack = [...unclaimed, ...claimed];
+    try {
+      await releaseDeliveries(this.options.pool, claimed);
+      if (handBack.length > 0) await this.options.queue.enqueueDue(handBack.map((k) => ({ ...k, dueAt: new Date() })));
+    } catch (err) {
+      this.options.logger.warn({ err, deliveries: handBack.length }, 'deliveries not handed back; the reconciler will find them');
+    }
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private endpoint(webhookId: string): EndpointState {
+    let state = this.endpoints.get(webhookId);
+    if (!state) {
+      state = { waiting: [], ready: [], claiming: 0, posting: 0 };
+      this.endpoints.set(webhookId, state);
+    }
+    return state;
+  }
+
+  private forget(webhookId: string, state: EndpointState): void {
+    if (state.waiting.length + state.ready.length + state.claiming + state.posting === 0) this.endpoints.delete(webhookId);
   }
 
   /** Claims what has room, one claim at a time; asked again while claiming, it runs once more after. */
@@ -109,61 +156,73 @@ export class DeliveryRunner {
         try {
           await this.claimWhatFits();
         } catch (err) {
-          // The keys taken go back to waiting; the next release or job tries again.
           this.options.logger.error({ err }, 'claiming deliveries failed');
         }
-      } while (this.pumpAgain);
+      } while (this.pumpAgain && !this.stopping);
       this.pumping = null;
     })();
   }
 
   private async claimWhatFits(): Promise<void> {
+    if (this.stopping) return;
     const taken: DeliveryKey[] = [];
-    for (const [webhookId, list] of this.waiting) {
-      const room = Math.min(this.options.perEndpoint - (this.perEndpoint.get(webhookId) ?? 0), this.options.maxInFlight - this.inFlight, MAX_CLAIM - taken.length);
-      if (room <= 0) continue;
-      const batch = list.splice(0, room);
-      if (list.length === 0) this.waiting.delete(webhookId);
+    const ahead = this.options.claimAhead;
+    for (const state of this.endpoints.values()) {
+      const free = ahead - state.posting - state.ready.length - state.claiming;
+      // Claim in large batches: refill once half the stock is used, or when little waits.
+      if (state.waiting.length === 0 || free <= 0 || (free < ahead / 2 && free < state.waiting.length)) continue;
+      const room = Math.min(free, MAX_CLAIM - taken.length);
+      const batch = state.waiting.splice(0, room);
       this.waitingCount -= batch.length;
-      for (const key of batch) this.acquire(key.webhookId);
+      state.claiming += batch.length;
       taken.push(...batch);
-      if (taken.length >= MAX_CLAIM || this.inFlight >= this.options.maxInFlight) break;
+      if (taken.length >= MAX_CLAIM) break;
     }
     if (taken.length === 0) return;
-    let targets: DeliveryTarget[];
+    let targets: DeliveryTarget[] = [];
     try {
       targets = await claimDeliveries(this.options.pool, taken, this.options.leaseSeconds);
-    } catch (err) {
+    } finally {
+      // Not claimed (delivered already, leased elsewhere, not due, stopped, or the claim failed): forgotten here.
+      const claimed = new Set(targets.map(keyOf));
       for (const key of taken) {
-        this.release(key.webhookId);
-        this.known.delete(keyOf(key));
+        const state = this.endpoint(key.webhookId);
+        state.claiming--;
+        if (!claimed.has(keyOf(key))) this.known.delete(keyOf(key));
       }
-      throw err;
+      for (const target of targets) this.endpoint(target.webhookId).ready.push(target);
+      for (const key of taken) {
+        this.startReady(key.webhookId);
+        const state = this.endpoints.get(key.webhookId);
+        if (state) this.forget(key.webhookId, state);
+      }
     }
-    // Not claimed: delivered already, leased by another dispatcher, not due, or stopped.
-    const claimed = new Set(targets.map(keyOf));
-    for (const key of taken) {
-      if (claimed.has(keyOf(key))) continue;
-      this.release(key.webhookId);
-      this.known.delete(keyOf(key));
-    }
-    for (const target of targets) this.start(target);
-    // More may fit (another endpoint, or more than MAX_CLAIM waiting).
     if (this.waitingCount > 0) this.pumpAgain = true;
   }
 
-  private start(target: DeliveryTarget): void {
-    const task = this.attempt(target).finally(() => this.running.delete(task));
-    this.running.add(task);
+  /** Starts this endpoint's claimed deliveries while it has free slots. */
+  private startReady(webhookId: string): void {
+    const state = this.endpoints.get(webhookId);
+    if (!state) return;
+    while (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight < this.options.maxInFlight) {
+      const target = state.ready.shift() as DeliveryTarget;
+      state.posting++;
+      this.inFlight++;
+      const task = this.attempt(target, state).finally(() => this.running.delete(task));
+      this.running.add(task);
+    }
   }
 
-  private async attempt(target: DeliveryTarget): Promise<void> {
+  private async attempt(target: DeliveryTarget, state: EndpointState): Promise<void> {
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
-      this.release(target.webhookId);
+      state.posting--;
+      this.inFlight--;
       this.known.delete(keyOf(target));
+      this.startReady(target.webhookId);
+      this.forget(target.webhookId, state);
       if (this.waitingCount > 0) this.pump();
     };
     try {
@@ -181,17 +240,5 @@ export class DeliveryRunner {
     } finally {
       release();
     }
-  }
-
-  private acquire(webhookId: string): void {
-    this.perEndpoint.set(webhookId, (this.perEndpoint.get(webhookId) ?? 0) + 1);
-    this.inFlight++;
-  }
-
-  private release(webhookId: string): void {
-    const left = (this.perEndpoint.get(webhookId) ?? 1) - 1;
-    if (left <= 0) this.perEndpoint.delete(webhookId);
-    else this.perEndpoint.set(webhookId, left);
-    this.inFlight--;
   }
 }

@@ -15,7 +15,7 @@ import {
 import { connectBackends } from '@mailroom/db';
 import { createAttemptDeps, deliveryLeaseSeconds } from '@mailroom/webhooks';
 import type { Worker } from 'bullmq';
-import { DeliveryRunner } from './delivery-runner';
+import { claimAhead, DeliveryRunner } from './delivery-runner';
 import { fanOut } from './fan-out';
 import { reconcileDispatcher, type ReconcileResult } from './reconciler';
 
@@ -55,6 +55,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     perEndpoint: config.webhookConcurrencyPerEndpoint,
     maxInFlight: MAX_IN_FLIGHT,
     leaseSeconds,
+    claimAhead: claimAhead({ leaseSeconds, timeoutSeconds: config.webhookTimeoutSeconds, perEndpoint: config.webhookConcurrencyPerEndpoint }),
   });
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);

@@ -210,6 +210,27 @@ describe('the webhook dispatcher', () => {
     expect(receiver.forEvent(offRoute!)).toHaveLength(1);
   });
 
+  test('when the receiver answers a redirect or a large body, then the redirect is a failure not followed and only 4 KB of the body is kept', async () => {
+    receiver.answer = (request) =>
+      request.headers['x-service-event-type'] === 'email.sent'
+        ? { status: 302, headers: { location: `${receiver.url}?elsewhere` } }
+        : { status: 200, body: 'x'.repeat(100_000) };
+    const redirected = await createEndpoint(pool, projectId, { url: urlFor('redirect'), events: ['email.sent'] });
+    const large = await createEndpoint(pool, projectId, { url: urlFor('large'), events: ['email.delivery_delayed'] });
+    const before = receiver.requests.length;
+    const [sent, delayed] = await emit([{ type: 'email.sent' }, { type: 'email.delivery_delayed' }]);
+    await until(async () => (await attempts(redirected.id, sent)).length === 3 && (await attempts(large.id, delayed)).length === 1, 15_000, 'the attempts');
+
+    const redirects = await attempts(redirected.id, sent);
+    expect(redirects.map((r) => [r.success, r.response_status])).toEqual([[false, 302], [false, 302], [false, 302]]);
+    expect(redirects[0]!.error).toMatch(/redirects are not followed/);
+    const [big] = await attempts(large.id, delayed);
+    expect(big).toMatchObject({ success: true, response_status: 200 });
+    expect(big!.response_body).toBe('x'.repeat(4096));
+    // Three posts of the redirected event and one of the other; nobody followed the Location.
+    expect(receiver.requests.length - before).toBe(4);
+  });
+
   test('when a failed delivery is replayed after the receiver is fixed, then a manual attempt with the next number succeeds and nothing more is scheduled', async () => {
     receiver.answer = () => ({ status: 503 });
     const { id } = await createEndpoint(pool, projectId, { url: urlFor('replay'), events: ['email.suppressed'] });

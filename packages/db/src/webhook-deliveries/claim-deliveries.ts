@@ -38,3 +38,15 @@ export async function claimDeliveries(pool: Pool, keys: readonly DeliveryKey[], 
   });
   return rows.map(toDeliveryTarget);
 }
+
+/** Gives back leases taken by `claimDeliveries` for attempts that were not made (a stopping dispatcher). */
+export async function releaseDeliveries(pool: Pool, keys: readonly DeliveryKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await pool.query({
+    name: 'mailroom-webhook-release',
+    text: `UPDATE webhook_deliveries d SET lease_until = NULL, updated_at = now()
+             FROM unnest($1::text[], $2::text[]) AS k(event_id, webhook_id)
+            WHERE d.event_id = k.event_id AND d.webhook_id = k.webhook_id AND d.state = 'pending'`,
+    values: [keys.map((k) => k.eventId), keys.map((k) => k.webhookId)],
+  });
+}
