@@ -6,8 +6,10 @@
  *   deliver  messages per second into a local SMTP sink: raw pooled nodemailer vs gateway-queued emails sent by the real sender
  *   receive  messages accepted (250) per second over SMTP, 10 reused connections: a bare smtp-server that discards vs the real MX storing each message
  *   track    open pixel and click redirect answers per second: a bare node:http server answering the same bytes vs the real tracking service
+ *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
+ *            then the fan-out of each event to 10 endpoints
  *
- * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
+ * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
  * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
@@ -40,6 +42,8 @@ import {
 import { benchTokens, measureTrack, TRACKED_LINK, type TrackSettings } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
+import { WebhookReceiver } from './lib/webhook-receiver';
+import { measureWebhooksBaseline, measureWebhooksOurs, type WebhooksSample } from './lib/webhooks';
 
 const TARGET = 0.5;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailroom_bench';
@@ -53,7 +57,7 @@ function setting(name: string, fallback: number): number {
 }
 
 const settings = {
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track').split(',').map((s) => s.trim()),
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks').split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -76,6 +80,14 @@ const settings = {
     durationSeconds: setting('BENCH_DURATION', 10),
     warmupSeconds: setting('BENCH_WARMUP', 2),
   } satisfies TrackSettings,
+  webhooks: {
+    events: setting('BENCH_WEBHOOK_EVENTS', 3000),
+    // The dispatcher's default WEBHOOK_CONCURRENCY_PER_ENDPOINT: the baseline gets as many.
+    inFlight: 10,
+    fanOutEndpoints: 10,
+    timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
+    pollMs: 100,
+  },
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
@@ -87,6 +99,7 @@ const prefixes = {
   deliver: `mailroom-bench-${runId}-deliver`,
   receive: `mailroom-bench-${runId}-receive`,
   track: `mailroom-bench-${runId}-track`,
+  webhooks: `mailroom-bench-${runId}-webhooks`,
 };
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
@@ -130,6 +143,8 @@ interface ScenarioResult {
   notes: string[];
   /** receive only: how fast the backlog is parsed after the 250s. */
   parsed?: { perSecond: number; processed: number; seconds: number };
+  /** webhooks only: each event to 10 endpoints. */
+  fanOut?: { samples: WebhooksSample[]; median: number; ratio: number | undefined };
 }
 
 const results: Record<string, ScenarioResult> = {};
@@ -352,6 +367,64 @@ async function runTrack(db: BenchDatabase): Promise<void> {
   }
 }
 
+function describeWebhooks(w: WebhooksSample): string {
+  const ours = w.succeeded === undefined ? '' : `; ${w.succeeded} succeeded in PostgreSQL; startup ${fmt(w.startupSeconds ?? 0, 2)} s`;
+  return `${fmt(w.perSecond)} deliveries/s  (${w.received} at the receiver in ${fmt(w.seconds, 2)} s${ours})`;
+}
+
+async function runWebhooks(db: BenchDatabase): Promise<void> {
+  const { events, inFlight, fanOutEndpoints, timeoutSeconds, pollMs } = settings.webhooks;
+  log(`\n── webhooks: ${events} events to a local node:http receiver; raw undici (${inFlight} in flight) vs the real dispatcher from the outbox to a 2xx`);
+  log('  clock: from the receiver\'s first request of the round until all are done (ours: seen "succeeded" in PostgreSQL, polled every 100 ms)');
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  const baseline: WebhooksSample[] = [];
+  const ours: WebhooksSample[] = [];
+  const fanOut: WebhooksSample[] = [];
+  const notes: string[] = [];
+  const timeoutMs = timeoutSeconds * 1000;
+  try {
+    await db.createWebhooks(1, receiver.url, env.secretKey);
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      const b = await measureWebhooksBaseline(receiver, events, inFlight, settings.verbose, timeoutMs);
+      baseline.push(b);
+      log(`  ${'raw'.padEnd(10)} ${describeWebhooks(b)}`);
+      if (b.error) notes.push(`raw round ${round}: ${b.error}`);
+      const o = await measureWebhooksOurs({ env, queuePrefix: prefixes.webhooks, db, receiver, events, endpoints: 1, pollMs, timeoutMs });
+      ours.push(o);
+      log(`  ${'mailroom'.padEnd(10)} ${describeWebhooks(o)}`);
+      if (o.error) notes.push(`mailroom round ${round}: ${o.error}`);
+    }
+    // Fan-out: each event to 10 endpoints (same receiver), events / 10 of them per round.
+    await db.clearWebhooks();
+    await db.createWebhooks(fanOutEndpoints, receiver.url, env.secretKey);
+    for (let round = 1; round <= settings.rounds; round++) {
+      const f = await measureWebhooksOurs({ env, queuePrefix: prefixes.webhooks, db, receiver, events: Math.ceil(events / fanOutEndpoints), endpoints: fanOutEndpoints, pollMs, timeoutMs });
+      fanOut.push(f);
+      log(`  fan-out ×${fanOutEndpoints} round ${round}: ${describeWebhooks(f)}`);
+      if (f.error) notes.push(`fan-out round ${round}: ${f.error}`);
+    }
+  } finally {
+    await receiver.close();
+    await deleteRedisKeys(REDIS_URL, prefixes.webhooks);
+    await db.clearWebhooks();
+  }
+  const b = median(baseline.map((r) => r.perSecond));
+  const o = median(ours.map((r) => r.perSecond));
+  const f = median(fanOut.map((r) => r.perSecond));
+  const ratio = b > 0 ? o / b : undefined;
+  results.webhooks = {
+    baseline: { samples: baseline, median: b },
+    ours: { samples: ours, median: o },
+    ratio,
+    target: TARGET,
+    verdict: verdictOf(ratio, TARGET),
+    notes,
+    fanOut: { samples: fanOut, median: f, ratio: b > 0 ? f / b : undefined },
+  };
+}
+
 interface ParseResult {
   perSecond: number;
   processed: number;
@@ -393,6 +466,7 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('deliver')) await runDeliver(db);
     if (settings.scenarios.includes('receive')) await runReceive(db);
     if (settings.scenarios.includes('track')) await runTrack(db);
+    if (settings.scenarios.includes('webhooks')) await runWebhooks(db);
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -414,6 +488,11 @@ async function main(): Promise<void> {
   for (const name of ['track-pixel', 'track-redirect']) {
     const t = results[name];
     if (t) rows.push({ scenario: name, baseline: `${rate(t.baseline.median, 'req/s')} (bare)`, ours: rate(t.ours.median, 'req/s'), ratio: t.ratio, target: t.target, verdict: verdictOf(t.ratio, t.target) });
+  }
+  if (results.webhooks) {
+    const w = results.webhooks;
+    rows.push({ scenario: 'webhooks', baseline: `${rate(w.baseline.median, 'req/s')} (raw)`, ours: rate(w.ours.median, 'deliveries/s'), ratio: w.ratio, target: w.target, verdict: verdictOf(w.ratio, w.target) });
+    if (w.fanOut) log(`\nwebhooks fan-out (each event to ${settings.webhooks.fanOutEndpoints} endpoints): median ${rate(w.fanOut.median, 'deliveries/s')}, ${w.fanOut.ratio?.toFixed(2) ?? '—'} of raw undici`);
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

@@ -1,3 +1,4 @@
+import { deriveKey, encryptSecret, newId } from '@mailroom/core';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../packages/db/src/migrate';
 
@@ -110,6 +111,46 @@ export class BenchDatabase {
 
   async clearReceived(): Promise<void> {
     await this.client.query('TRUNCATE received_emails CASCADE');
+  }
+
+  /**
+   * `count` webhook endpoints of the bench project subscribed to `email.delivered`, all posting
+   * to `url` (each with its own query string), their secrets sealed as the gateway seals them.
+   */
+  async createWebhooks(count: number, url: string, masterSecret: string): Promise<string[]> {
+    await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");
+    const key = deriveKey(masterSecret, 'encryption');
+    const ids = Array.from({ length: count }, () => newId('webhook'));
+    for (const [i, id] of ids.entries()) {
+      const secret = `whsec_${Buffer.from(newId('webhook')).toString('base64')}`;
+      await this.client.query(
+        `INSERT INTO webhooks (id, project_id, url, events, secret_ciphertext, updated_at)
+         VALUES ($1, 'proj_01JBENCH000000000000000000', $2, '{email.delivered}', $3, now())`,
+        [id, `${url}?endpoint=${i}`, encryptSecret(key, secret)],
+      );
+    }
+    return ids;
+  }
+
+  /** Appends `count` `email.delivered` events to the outbox in one statement, as a producer would. */
+  async appendEvents(count: number, data: object): Promise<void> {
+    const ids = Array.from({ length: count }, () => newId('event'));
+    await this.client.query(
+      `INSERT INTO email_events (id, project_id, received_email_id, type, data)
+       SELECT id, 'proj_01JBENCH000000000000000000', 'inb_bench', 'email.delivered', $2::jsonb FROM unnest($1::text[]) WITH ORDINALITY AS e(id, n) ORDER BY n`,
+      [ids, JSON.stringify(data)],
+    );
+  }
+
+  async countSucceededDeliveries(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'succeeded'");
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Endpoints, deliveries, attempts and the events they came from. */
+  async clearWebhooks(): Promise<void> {
+    await this.client.query("TRUNCATE webhooks, webhook_deliveries, webhook_attempts CASCADE");
+    await this.client.query("DELETE FROM email_events WHERE received_email_id = 'inb_bench'");
   }
 
   close(): Promise<void> {

@@ -58,6 +58,26 @@ export function startSender(env: BenchEnvironment, queuePrefix: string, sinkPort
   });
 }
 
+/** The real webhook dispatcher: `node --import tsx services/webhook-dispatcher/src/main.ts`; the receiver is on loopback. */
+export function startDispatcher(env: BenchEnvironment, queuePrefix: string): Child {
+  return spawnTs('webhook-dispatcher', {
+    script: 'services/webhook-dispatcher/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), ALLOW_PRIVATE_NETWORKS: 'true' },
+  });
+}
+
+/** The webhooks baseline: raw undici in its own process; see raw-webhooks.ts. */
+export function startRawWebhooks(url: string, count: number, inFlight: number, echo: boolean): Child {
+  return spawnTs('raw-undici', {
+    script: path.join('bench', 'lib', 'raw-webhooks.ts'),
+    echo,
+    ipc: true,
+    env: { URL: url, COUNT: String(count), IN_FLIGHT: String(inFlight) },
+  });
+}
+
 /** The accept baseline: a bare express 5 app in its own process. */
 export async function startBareExpress(echo: boolean): Promise<RunningServer> {
   const port = await freePort();

@@ -15,3 +15,5 @@ export * from './received';
 export * from './inbound';
 export * from './feedback';
 export * from './domains';
+export * from './webhook-endpoints';
+export * from './webhook-deliveries';

@@ -10,6 +10,8 @@ import { projectRoutes } from './features/projects/routes';
 import { receivedRoutes } from './features/received/routes';
 import { routeRoutes } from './features/routes/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
+import { webhookDeliveryRoutes } from './features/webhooks/delivery-routes';
+import { webhookEndpointRoutes } from './features/webhooks/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
 /** Every endpoint of the gateway, and the OpenAPI document generated from exactly that list. */
@@ -26,6 +28,8 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...routeRoutes,
     ...suppressionRoutes,
     ...domainRoutes,
+    ...webhookEndpointRoutes,
+    ...webhookDeliveryRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');
