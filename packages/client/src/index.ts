@@ -1,0 +1,17 @@
+export { Mailroom, type ApiTokenAuth, type Login, type LoginParams, type MailroomOptions, type SessionAuth, type Signup, type SignupParams } from './mailroom.ts';
+export { MailroomConnectionError, MailroomError, type MailroomErrorName, MailroomTimeoutError, WebhookVerificationError } from './errors.ts';
+export type { ClientSettings, RequestOptions } from './request-options.ts';
+export type { Deleted } from './operation-types.ts';
+export type * from './resources/auth.ts';
+export { type Page, PagePromise } from './pagination.ts';
+export { VERSION } from './version.ts';
+export { DEFAULT_TOLERANCE_SECONDS, type VerifyWebhookParams, type WebhookHeaders, verifyWebhook } from './webhooks/verify-webhook.ts';
+export type * from './webhooks/webhook-event.ts';
+export type * from './resources/api-keys.ts';
+export type * from './resources/emails.ts';
+export type * from './resources/members.ts';
+export type * from './resources/projects.ts';
+export type * from './resources/received-emails.ts';
+export type * from './resources/routes.ts';
+export type * from './resources/suppressions.ts';
+export type { components, operations, paths } from './generated/openapi.ts';
