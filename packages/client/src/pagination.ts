@@ -8,35 +8,32 @@ export interface Page<T> {
 /**
  * What `list()` returns: awaited, the first page; iterated with `for await`, every item of every
  * page, fetching the next page (`after` the last id) only when the previous one is used up.
- * Nothing is requested until it is awaited or iterated, and the first page is fetched once.
+ * Like any promise, the first page is requested at once, and only once.
  */
 export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
-  private first: Promise<Page<T>> | undefined;
+  private readonly first: Promise<Page<T>>;
 
-  constructor(private readonly fetchPage: (after: string | undefined) => Promise<Page<T>>) {}
-
-  private firstPage(): Promise<Page<T>> {
-    this.first ??= this.fetchPage(undefined);
-    return this.first;
+  constructor(private readonly fetchPage: (after: string | undefined) => Promise<Page<T>>) {
+    this.first = fetchPage(undefined);
   }
 
   then<A = Page<T>, B = never>(
     onfulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
   ): Promise<A | B> {
-    return this.firstPage().then(onfulfilled, onrejected);
+    return this.first.then(onfulfilled, onrejected);
   }
 
   catch<B = never>(onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null): Promise<Page<T> | B> {
-    return this.firstPage().catch(onrejected);
+    return this.first.catch(onrejected);
   }
 
   finally(onfinally?: (() => void) | null): Promise<Page<T>> {
-    return this.firstPage().finally(onfinally);
+    return this.first.finally(onfinally);
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
-    let page = await this.firstPage();
+    let page = await this.first;
     for (;;) {
       yield* page.data;
       const last = page.data.at(-1) as { id?: unknown } | undefined;
