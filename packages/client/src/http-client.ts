@@ -44,7 +44,7 @@ export class HttpClient {
     init: CallInit<Operation<P, M>>,
     options: RequestOptions = {},
   ): Promise<SuccessBody<Operation<P, M>>> {
-    return this.request(method, path, init as AnyInit, options, (res) => res.json());
+    return this.request(method, path, init as AnyInit, options, (res) => res.json() as Promise<SuccessBody<Operation<P, M>>>);
   }
 
   /** Calls an operation that answers bytes (a raw message, an attachment). */

@@ -17,6 +17,7 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     this.first = fetchPage(undefined);
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a page promise is meant to be awaited, as Stripe's list() is.
   then<A = Page<T>, B = never>(
     onfulfilled?: ((page: Page<T>) => A | PromiseLike<A>) | null,
     onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,

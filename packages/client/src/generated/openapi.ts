@@ -643,7 +643,7 @@ export interface components {
              * @default member
              * @enum {string}
              */
-            role: "owner" | "member";
+            role?: "owner" | "member";
         };
         CreatedApiKey: {
             /** @enum {string} */
@@ -673,7 +673,7 @@ export interface components {
              * @default full_access
              * @enum {string}
              */
-            permission: "full_access" | "sending_access";
+            permission?: "full_access" | "sending_access";
         };
         ApiKey: {
             /** @enum {string} */

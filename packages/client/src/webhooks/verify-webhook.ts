@@ -107,7 +107,10 @@ function bodyBytes(payload: VerifyWebhookParams['payload']): Uint8Array<ArrayBuf
   throw new TypeError('verifyWebhook: payload must be the raw body (a string or bytes), not parsed JSON; with express use express.raw({ type: "application/json" }).');
 }
 
-function hmacKey(raw: Uint8Array): Promise<CryptoKey> {
+// Spelt this way because Node's types, unlike the DOM's, have no global CryptoKey.
+type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
+function hmacKey(raw: Uint8Array): Promise<HmacKey> {
   return crypto.subtle.importKey('raw', raw as Uint8Array<ArrayBuffer>, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
 }
 
