@@ -14,3 +14,4 @@ export * from './routes';
 export * from './received';
 export * from './inbound';
 export * from './feedback';
+export * from './webhook-endpoints';

@@ -3,6 +3,7 @@ import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
+import type { WebhookEndpointDeps } from './features/webhooks/manage-webhooks';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
 
@@ -24,6 +25,8 @@ export interface GatewayContext {
   /** Group commit of plain sends. */
   acceptBatcher: AcceptBatcher;
   metrics: Metrics;
+  /** What creating and changing webhook endpoints needs (the secret sub-key, the URL host check). */
+  webhookEndpoints: WebhookEndpointDeps;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;
 }

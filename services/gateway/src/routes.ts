@@ -9,6 +9,7 @@ import { projectRoutes } from './features/projects/routes';
 import { receivedRoutes } from './features/received/routes';
 import { routeRoutes } from './features/routes/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
+import { webhookEndpointRoutes } from './features/webhooks/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
 /** Every endpoint of the gateway, and the OpenAPI document generated from exactly that list. */
@@ -24,6 +25,7 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...emailRoutes,
     ...routeRoutes,
     ...suppressionRoutes,
+    ...webhookEndpointRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');

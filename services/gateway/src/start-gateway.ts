@@ -60,6 +60,11 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       loginPerMinute: config.loginRateLimitPerMinute,
     }),
     metrics: createMetrics(),
+    webhookEndpoints: {
+      pool,
+      encryptionKey: deriveKey(secretKey, 'encryption'),
+      checkUrlHost: async () => undefined, // TODO(webhook-api): resolvePublicHost after merging webhook-dispatch
+    },
     sendQueue,
     acceptBatcher: new AcceptBatcher(pool, sendQueue, logger.child({ component: 'accept' })),
     isShuttingDown: () => shuttingDown,

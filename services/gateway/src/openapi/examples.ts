@@ -1,3 +1,5 @@
+import { WEBHOOK_EXAMPLES } from './webhook-examples';
+
 /**
  * An example request and response for every operation, keyed by operationId and merged into the
  * OpenAPI document. A test parses each one with its route's own schemas, so they cannot drift.
@@ -165,6 +167,7 @@ const receivedEmail = {
 };
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  ...WEBHOOK_EXAMPLES,
   signUp: {
     request: { email: 'ada@acme.example', password: 'correct horse battery staple', projectName: 'Acme' },
     response: { sessionToken: SESSION_TOKEN, user, project },

@@ -115,12 +115,12 @@ export const routeRoutes = [
     path: '/routes/{id}',
     operationId: 'deleteRoute',
     summary: 'Delete a route',
-    description: 'From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays.',
+    description: 'From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays. While webhook endpoints are scoped to the route it is 409 `conflict`, naming them.',
     tag: 'Routes',
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The route was deleted.', schema: deletedSchema('route') },
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler({ params, auth, ctx }) {
       await removeRoute(ctx.pool, scopedProjectId(auth), params.id);
       return { object: 'route', id: params.id, deleted: true };
