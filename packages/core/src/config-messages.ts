@@ -48,6 +48,8 @@ export const EXPECTED_VALUES: Record<string, string> = {
   INBOUND_CONCURRENCY: 'a whole number from 1 to 100',
   INBOUND_ROLE: 'one of all, smtp, processing',
   OPS_PORT: PORT,
+  TRACKING_MIN_CLICK_SECONDS: 'a whole number of seconds from 0 to 3600',
+  TRACKING_TRUST_PROXY: BOOLEAN,
 };
 
 // Never echoed, not even in part.

@@ -112,6 +112,10 @@ const envSchema = z.object({
   // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
   // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
   OPS_PORT: optional(port),
+  // A click this many seconds after its recipient's delivery (or before it) is counted as a link scanner's (is_bot).
+  TRACKING_MIN_CLICK_SECONDS: emptyMeansDefault(seconds.max(3600).default(5)),
+  // The tracking service takes the client address from the last X-Forwarded-For entry (set behind an ingress that appends it).
+  TRACKING_TRUST_PROXY: bool.default(false),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -158,6 +162,8 @@ export interface Config {
   inboundConcurrency: number;
   inboundRole: Env['INBOUND_ROLE'];
   opsPort: number | undefined;
+  trackingMinClickSeconds: number;
+  trackingTrustProxy: boolean;
 }
 
 /**
@@ -221,5 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundConcurrency: e.INBOUND_CONCURRENCY,
     inboundRole: e.INBOUND_ROLE,
     opsPort: e.OPS_PORT,
+    trackingMinClickSeconds: e.TRACKING_MIN_CLICK_SECONDS,
+    trackingTrustProxy: e.TRACKING_TRUST_PROXY,
   });
 }

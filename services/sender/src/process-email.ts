@@ -19,10 +19,10 @@ export interface ProcessDeps {
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
   /**
-   * The HTML part for each recipient; null when every recipient gets the email's own HTML
-   * (today: tracking will personalize it), and the message is then compiled whole, once.
+   * The HTML part of each recipient of an email (open and click tracking); null for an email
+   * whose recipients all get its own HTML, whose message is then compiled whole, once.
    */
-  personalizeHtml: PersonalizeHtml | null;
+  personalizeHtml: (email: OutgoingEmail) => PersonalizeHtml | null;
 }
 
 // Recipients of one email attempted at once, over pooled connections.
@@ -57,7 +57,8 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
   }
   if (email.due.length === 0) return;
   let compiled: Promise<MessageSkeleton> | null = null;
-  const varyHtml = deps.personalizeHtml !== null;
+  const personalize = deps.personalizeHtml(email);
+  const varyHtml = personalize !== null;
   // Compiled once, on the first recipient that is really delivered: test addresses need no message.
   const skeleton = () =>
     (compiled ??= email.hasAttachments
@@ -73,7 +74,7 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
         : await deps.deliverer.deliver({
             envelopeFrom: deps.verp.returnPath(recipient.id),
             recipient: recipient.address,
-            raw: await (await skeleton()).forRecipient(recipient, deps.personalizeHtml ?? undefined),
+            raw: await (await skeleton()).forRecipient(recipient, personalize ?? undefined),
           });
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };

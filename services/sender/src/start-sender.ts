@@ -13,6 +13,7 @@ import {
   queues,
   SendQueue,
   startOpsServer,
+  TrackingTokens,
   type Config,
   type Logger,
   Verp,
@@ -21,6 +22,7 @@ import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/d
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
 import { EventNotifier } from './event-notifier';
+import { HtmlTracking } from './message/tracking/track-html';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
@@ -56,6 +58,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const writeOutcomes = async (records: OutcomeRecord[]) => {
     if ((await recordOutcomes(pool, records)) > 0) events.committed();
   };
+  const tracking = new HtmlTracking({ tokens: new TrackingTokens(deriveKey(secretKey, 'tracking')), baseUrl: config.trackingBaseUrl });
   const deps: ProcessDeps = {
     store: new SendStore(pool, owner, config.leaseSeconds),
     deliverer: new Deliverer({
@@ -73,8 +76,8 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
-    // No per-recipient HTML yet: messages are compiled whole (tracking will set this).
-    personalizeHtml: null,
+    // Only emails with tracking on get per-recipient HTML; the others keep the one compiled message.
+    personalizeHtml: (email) => tracking.forEmail(email),
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };

@@ -17,6 +17,8 @@ function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
     headers: { 'X-Entity-Ref-ID': 'ref-1' },
     tags: [],
     messageId: 'em_1@mailroom.test',
+    trackOpens: false,
+    trackClicks: false,
     hasAttachments: true,
     due: [],
     suppressed: [],

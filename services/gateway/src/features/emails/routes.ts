@@ -6,9 +6,9 @@ import { listQuery, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { idParams, listSchema } from '../../schemas/common';
 import { acceptEmails } from './accept-emails';
-import { cancelEmail, getEmail, listEmails } from './emails';
+import { cancelEmail, getEmail, getLinkClicks, listEmails } from './emails';
 import { hashRequest, readIdempotencyKey, type IdempotencyRequest } from './idempotency';
-import { emailSchema, emailSummarySchema, presentEmail, presentEmailSummary } from './present';
+import { emailSchema, emailSummarySchema, linkClicksSchema, presentEmail, presentEmailSummary, presentLinkClicks } from './present';
 import { batchSchema, sendEmailSchema } from './send-schema';
 import type { Request } from 'express';
 
@@ -91,6 +91,23 @@ export const emailRoutes = [
     errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       return presentEmail(await getEmail(ctx.db, scopedProjectId(auth), params.id));
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/emails/{id}/clicks',
+    operationId: 'listEmailClicks',
+    summary: 'Clicks per link of a tracked email',
+    description:
+      'One item per link clicked (the URL it redirects to), most clicked by people first: `clicks` and `uniqueClicks` count people, `botClicks` the link scanners and proxies (`is_bot` events). All links at once (`hasMore` is always false); empty when nothing was clicked or click tracking was off.',
+    tag: 'Emails',
+    access: { kind: 'project' },
+    params: idParams,
+    success: { status: 200, description: 'Clicks per link.', schema: listSchema(linkClicksSchema) },
+    errors: ['not_found'],
+    async handler({ params, auth, ctx }) {
+      const clicks = await getLinkClicks(ctx.db, ctx.pool, scopedProjectId(auth), params.id);
+      return { object: 'list' as const, data: clicks.map(presentLinkClicks), hasMore: false };
     },
   }),
   defineRoute({
