@@ -14,4 +14,5 @@ export type * from './resources/projects.ts';
 export type * from './resources/received-emails.ts';
 export type * from './resources/routes.ts';
 export type * from './resources/suppressions.ts';
+export type * from './resources/webhooks.ts';
 export type { components, operations, paths } from './generated/openapi.ts';

@@ -9,6 +9,7 @@ import { Projects } from './resources/projects.ts';
 import { ReceivedEmails } from './resources/received-emails.ts';
 import { Routes } from './resources/routes.ts';
 import { Suppressions } from './resources/suppressions.ts';
+import { Webhooks } from './resources/webhooks.ts';
 
 /** A project API key (`mr_…`): what applications use. */
 export interface ApiTokenAuth {
@@ -51,6 +52,7 @@ export class Mailroom {
   readonly apiKeys: ApiKeys;
   readonly routes: Routes;
   readonly suppressions: Suppressions;
+  readonly webhooks: Webhooks;
   readonly auth: Auth;
 
   constructor(options: MailroomOptions) {
@@ -62,6 +64,7 @@ export class Mailroom {
     this.apiKeys = new ApiKeys(http);
     this.routes = new Routes(http);
     this.suppressions = new Suppressions(http);
+    this.webhooks = new Webhooks(http);
     this.auth = new Auth(http);
   }
 

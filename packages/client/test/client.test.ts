@@ -42,7 +42,8 @@ async function expectApiError(promise: PromiseLike<unknown>, name: string, statu
 beforeAll(async () => {
   database = await createTestDatabase('client');
   dns = await new DnsServer().start();
-  t = await startTestGateway({ database, env: { ALLOW_SIGNUP: 'true' } });
+  // Private networks allowed: webhook endpoints here point at loopback.
+  t = await startTestGateway({ database, env: { ALLOW_SIGNUP: 'true', ALLOW_PRIVATE_NETWORKS: 'true' } });
   mx = await startTestMx({ database, env: { DNS_SERVERS: dns.address, RECONCILE_INTERVAL_SECONDS: '1' } });
   baseUrl = t.gateway.url;
   const signup = await Mailroom.signup({ baseUrl, fetch, email: uniqueEmail(), password: PASSWORD, projectName: 'Acme' });
@@ -214,6 +215,30 @@ describe.each(['apiToken', 'session'] as const)('with %s authentication', (mode)
     const trackOpens = mode === 'session';
     expect(await client().projects.update(owner.projectId, { trackOpens })).toMatchObject({ id: owner.projectId, trackOpens });
     await expectApiError(client().projects.get('proj_01JD0000000000000000000000'), 'not_found', 404);
+  });
+
+  test('when a webhook endpoint is created, read, listed, updated, rotated and removed, then each answer is the endpoint, its secret only at creation and rotation', async () => {
+    const created = await client().webhooks.create({ url: `http://127.0.0.1:9/${tag}`, events: ['email.delivered', 'email.bounced'], description: 'CRM' });
+    expect(created).toMatchObject({ object: 'webhook', url: `http://127.0.0.1:9/${tag}`, events: ['email.delivered', 'email.bounced'], enabled: true });
+    expect(created.secret).toMatch(/^whsec_/);
+    const read = await client().webhooks.get(created.id);
+    expect(read).not.toHaveProperty('secret');
+    expect((await client().webhooks.list()).data.map((w) => w.id)).toContain(created.id);
+    expect(await client().webhooks.update(created.id, { enabled: false })).toMatchObject({ id: created.id, enabled: false, disabledReason: 'manual' });
+    const rotated = await client().webhooks.rotateSecret(created.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(await client().webhooks.remove(created.id)).toEqual({ object: 'webhook', id: created.id, deleted: true });
+    await expectApiError(client().webhooks.get(created.id), 'not_found', 404);
+    await expectApiError(client().webhooks.create({ url: 'ftp://example.com/hook', events: ['email.sent'] }), 'validation_error', 422);
+  });
+
+  test('when the clicks of an email are asked for, then they come as a list of links, and an unknown email is not_found', async () => {
+    const { id } = await client().emails.send({ from: 'hello@acme.example', to: sandbox('delivered'), subject: 'Links', html: '<a href="https://acme.example/a">a</a>', trackClicks: true });
+    const clicks = await client().emails.clicks(id);
+    expect(clicks).toMatchObject({ object: 'list', hasMore: false });
+    expect(clicks.data.every((link) => link.object === 'link_clicks')).toBe(true);
+    await expectApiError(client().emails.clicks('em_01JD0000000000000000000000'), 'not_found', 404);
   });
 
   test('when members are listed, then the owner is among them', async () => {

@@ -320,6 +320,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/emails/{id}/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Clicks per link of a tracked email
+         * @description One item per link clicked (the URL it redirects to), most clicked by people first: `clicks` and `uniqueClicks` count people, `botClicks` the link scanners and proxies (`is_bot` events). All links at once (`hasMore` is always false); empty when nothing was clicked or click tracking was off.
+         */
+        get: operations["listEmailClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/emails/{id}/cancel": {
         parameters: {
             query?: never;
@@ -374,7 +394,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a route
-         * @description From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays.
+         * @description From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays. While webhook endpoints are scoped to the route it is 409 `conflict`, naming them.
          */
         delete: operations["deleteRoute"];
         options?: never;
@@ -419,6 +439,72 @@ export interface paths {
         post?: never;
         /** Remove a recipient from the suppression list */
         delete: operations["deleteSuppression"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List a project's webhook endpoints */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description It receives the events of the types it subscribes to that are created from now on. The answer carries its signing `secret`, shown only here (and after a rotation). The URL must be http(s), without a user name or password, and its host must not be (or resolve only to) a loopback, private or link-local address unless the installation allows private networks; a name that does not resolve is refused too. An endpoint with `routeId` (a route of this project) may subscribe only to route-scoped types (`email.received`). Each broken rule is 422 `validation_error` naming the field.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Its pending deliveries and its attempt log go with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description `enabled: false` disables it (`disabledReason: "manual"`); `enabled: true` re-enables a disabled one, which then receives the events created from that moment (not those of the time it was disabled: use recover for those). `routeId: null` and `description: null` clear them. The URL must be http(s), without a user name or password, and its host must not be (or resolve only to) a loopback, private or link-local address unless the installation allows private networks; a name that does not resolve is refused too. An endpoint with `routeId` (a route of this project) may subscribe only to route-scoped types (`email.received`). Each broken rule is 422 `validation_error` naming the field.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description Answers the endpoint with its new `secret`, shown only here. For the next 24 hours every delivery carries two `webhook-signature` entries (the new secret and the one replaced), so receivers can switch without rejecting a delivery; `X-Service-Signature` uses the new secret at once. Rotating again within the 24 hours drops the older secret.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -536,7 +622,212 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "email.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.sent` event */
+        post: operations["deliver_email_sent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.delivered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.delivered` event */
+        post: operations["deliver_email_delivered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.delivery_delayed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.delivery_delayed` event */
+        post: operations["deliver_email_delivery_delayed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.bounced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.bounced` event */
+        post: operations["deliver_email_bounced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.complained": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.complained` event */
+        post: operations["deliver_email_complained"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.failed` event */
+        post: operations["deliver_email_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.suppressed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.suppressed` event */
+        post: operations["deliver_email_suppressed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.opened` event */
+        post: operations["deliver_email_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.clicked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.clicked` event */
+        post: operations["deliver_email_clicked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `email.received` event */
+        post: operations["deliver_email_received"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "domain.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The `domain.updated` event */
+        post: operations["deliver_domain_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A test delivery (POST /webhooks/{id}/test) */
+        post: operations["deliver_webhook_test"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -544,6 +835,464 @@ export interface components {
          * @enum {string}
          */
         WebhookEventType: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.failed" | "email.suppressed" | "email.opened" | "email.clicked" | "email.received" | "domain.updated";
+        EmailSentEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.sent";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailSentData"];
+        };
+        EmailSentData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            /** @description The delivery attempt this outcome is from, 1 for the first. */
+            attempt: number;
+        };
+        EmailDeliveredEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.delivered";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailDeliveredData"];
+        };
+        EmailDeliveredData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            /** @description The delivery attempt this outcome is from, 1 for the first. */
+            attempt: number;
+            smtp: components["schemas"]["SmtpReply"];
+        };
+        /** @description The receiving server's reply, or why there was none (code null). */
+        SmtpReply: {
+            /** @example 250 */
+            code: number | null;
+            /** @example 2.0.0 */
+            enhanced_code: string | null;
+            /** @example OK queued as 4F2A1 */
+            message: string;
+        };
+        EmailDeliveryDelayedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.delivery_delayed";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailDeliveryDelayedData"];
+        };
+        EmailDeliveryDelayedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            /** @description The delivery attempt this outcome is from, 1 for the first. */
+            attempt: number;
+            smtp: components["schemas"]["SmtpReply"];
+            report?: components["schemas"]["ReportLink"];
+        };
+        /** @description On outcomes that came from a report received by mail (a DSN, a complaint). */
+        ReportLink: {
+            /** @example inb_01KAQ8D1E2F3G4H5J6K7M8N9P0 */
+            received_email_id: string;
+            /** @description GET it with the API key to read the report as received. */
+            raw_url: string;
+        };
+        EmailBouncedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.bounced";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailBouncedData"];
+        };
+        EmailBouncedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            /** @description The delivery attempt this outcome is from, 1 for the first. */
+            attempt?: number;
+            smtp?: components["schemas"]["SmtpReply"];
+            bounce: {
+                /**
+                 * @description hard for 5.1.x (the address is suppressed), policy for 5.7.x, soft otherwise.
+                 * @enum {string}
+                 */
+                type: "hard" | "soft" | "policy";
+                /**
+                 * @description The enhanced status code; null when the report could not be read.
+                 * @example 5.1.1
+                 */
+                code: string | null;
+                message: string;
+            };
+            report?: components["schemas"]["ReportLink"];
+        };
+        EmailComplainedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.complained";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailComplainedData"];
+        };
+        EmailComplainedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            report?: components["schemas"]["ReportLink"];
+        };
+        EmailFailedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.failed";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailFailedData"];
+        };
+        EmailFailedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            /** @description The delivery attempt this outcome is from, 1 for the first. */
+            attempt: number;
+            smtp: components["schemas"]["SmtpReply"];
+        };
+        EmailSuppressedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.suppressed";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailSuppressedData"];
+        };
+        EmailSuppressedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+        };
+        EmailOpenedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.opened";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailOpenedData"];
+        };
+        EmailOpenedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            open: {
+                ip_address: string | null;
+                user_agent: string | null;
+                /** @description A privacy proxy, prefetcher or link scanner rather than a person; such events are recorded, never dropped. */
+                is_bot: boolean;
+            };
+        };
+        EmailClickedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.clicked";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailClickedData"];
+        };
+        EmailClickedData: {
+            /** @example em_01KAQ4B2C3D4E5F6G7H8J9K0MN */
+            email_id: string;
+            /** @example Acme <hello@acme.example> */
+            from: string;
+            to: string[];
+            subject: string;
+            tags: {
+                name: string;
+                value: string;
+            }[];
+            /**
+             * @description The one recipient this event is about.
+             * @example ada@example.com
+             */
+            recipient: string;
+            click: {
+                /** @description The original URL. */
+                link: string;
+                ip_address: string | null;
+                user_agent: string | null;
+                /** @description A privacy proxy, prefetcher or link scanner rather than a person; such events are recorded, never dropped. */
+                is_bot: boolean;
+            };
+        };
+        EmailReceivedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "email.received";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["EmailReceivedData"];
+        };
+        /** @description Compact: the content is at GET /emails/received/{email_id}. */
+        EmailReceivedData: {
+            /**
+             * @description GET /emails/received/{email_id} for the whole message.
+             * @example inb_01KAQ8D1E2F3G4H5J6K7M8N9P0
+             */
+            email_id: string;
+            /** @description The From address, else the envelope sender; null for the null sender. */
+            from: string | null;
+            /** @description This project's envelope recipients. */
+            to: string[];
+            subject: string | null;
+            /** @description The route it arrived through; one event per matching route. */
+            route_id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        DomainUpdatedEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "domain.updated";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["DomainUpdatedData"];
+        };
+        /** @description The domain as GET /domains/{id} answers it, after its verification changed. */
+        DomainUpdatedData: {
+            /** @enum {string} */
+            object: "domain";
+            /** @example dom_01KAQ9A1B2C3D4E5F6G7H8J9K0 */
+            id: string;
+            /** @example acme.example */
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "verified" | "failed";
+            records: ({
+                type: string;
+                name: string;
+                value: string;
+                /** @enum {string} */
+                status: "pending" | "verified" | "failed";
+            } & {
+                [key: string]: unknown;
+            })[];
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookTestEvent: {
+            /**
+             * @description evt_…: the same on every retry and replay (also `webhook-id`); deduplicate with it.
+             * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+             */
+            id: string;
+            /** @enum {string} */
+            type: "webhook.test";
+            /**
+             * Format: date-time
+             * @description When it happened (not when this attempt was made).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            data: components["schemas"]["WebhookTestData"];
+        };
+        /** @description Sent only by POST /webhooks/{id}/test. */
+        WebhookTestData: {
+            /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+            webhook_id: string;
+            message: string;
+        };
         User: {
             /** @enum {string} */
             object: "user";
@@ -911,6 +1660,22 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             nextAttemptAt: string | null;
+            /**
+             * @description Opens by people (tracked emails; privacy proxies and prefetchers are not counted).
+             * @example 1
+             */
+            opens: number;
+            /**
+             * @description Clicks by people (tracked emails; link scanners are not counted).
+             * @example 2
+             */
+            clicks: number;
+            /**
+             * Format: date-time
+             * @description When a person first opened it; null before.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            firstOpenedAt: string | null;
         };
         Email: {
             /** @enum {string} */
@@ -958,10 +1723,46 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
-            /** @description email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}. */
+            /** @description email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; open {ip_address, user_agent, is_bot} on email.opened and click {link, ip_address, user_agent, is_bot} on email.clicked (is_bot: a privacy proxy, prefetcher or link scanner); events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}. */
             data: {
                 [key: string]: unknown;
             };
+        };
+        LinkClicks: {
+            /** @enum {string} */
+            object: "link_clicks";
+            /**
+             * @description The URL the link redirects to.
+             * @example https://acme.example/pricing
+             */
+            link: string;
+            /**
+             * @description Clicks by people.
+             * @example 3
+             */
+            clicks: number;
+            /**
+             * @description Recipients who clicked it (people).
+             * @example 2
+             */
+            uniqueClicks: number;
+            /**
+             * @description Clicks by link scanners and proxies (is_bot), not counted in clicks.
+             * @example 1
+             */
+            botClicks: number;
+            /**
+             * Format: date-time
+             * @description The first click by a person; null when only bots clicked.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            firstClickedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The latest click by a person; null when only bots clicked.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            lastClickedAt: string | null;
         };
         Route: {
             /** @enum {string} */
@@ -1009,6 +1810,89 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             createdAt: string;
+        };
+        WebhookWithSecret: {
+            /** @enum {string} */
+            object: "webhook";
+            /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            routeId: string | null;
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `gone` after a 410, `failing` after 5 days without a success, `manual` when disabled through the API; null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "gone" | "failing" | "manual" | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * @description The signing secret, `whsec_` and base64. Shown only in this response: store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/1WMk8QzTrk=
+             */
+            secret: string;
+        };
+        CreateWebhookRequest: {
+            /**
+             * @description Where deliveries are POSTed: http(s), no credentials, a public host (unless ALLOW_PRIVATE_NETWORKS).
+             * @example https://app.acme.example/hooks/mailroom
+             */
+            url: string;
+            /** @description The event types to deliver; each at most once. */
+            events: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Only events about mail that arrived through this route of the project; the endpoint may then subscribe to route-scoped types only (`email.received`).
+             * @example rt_01KAQ7D1E2F3G4H5J6K7M8N9P0
+             */
+            routeId?: string | null;
+            /** @description Free text for people; null for none. */
+            description?: string | null;
+            /** @default true */
+            enabled?: boolean;
+        };
+        Webhook: {
+            /** @enum {string} */
+            object: "webhook";
+            /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+            id: string;
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            routeId: string | null;
+            description: string | null;
+            enabled: boolean;
+            /**
+             * @description Why it is disabled: `gone` after a 410, `failing` after 5 days without a success, `manual` when disabled through the API; null while enabled.
+             * @enum {string|null}
+             */
+            disabledReason: "gone" | "failing" | "manual" | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+        };
+        UpdateWebhookRequest: {
+            /**
+             * @description Where deliveries are POSTed: http(s), no credentials, a public host (unless ALLOW_PRIVATE_NETWORKS).
+             * @example https://app.acme.example/hooks/mailroom
+             */
+            url?: string;
+            /** @description The event types to deliver; each at most once. */
+            events?: components["schemas"]["WebhookEventType"][];
+            /**
+             * @description Only events about mail that arrived through this route of the project; the endpoint may then subscribe to route-scoped types only (`email.received`).
+             * @example rt_01KAQ7D1E2F3G4H5J6K7M8N9P0
+             */
+            routeId?: string | null;
+            /** @description Free text for people; null for none. */
+            description?: string | null;
+            /** @description false disables it (`disabledReason: "manual"`); true re-enables it, and it receives the events created from then on. */
+            enabled?: boolean;
         };
     };
     responses: never;
@@ -3654,6 +4538,96 @@ export interface operations {
             };
         };
     };
+    listEmailClicks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Clicks per link. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: components["schemas"]["LinkClicks"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     cancelEmail: {
         parameters: {
             query?: never;
@@ -4182,6 +5156,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `conflict` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -4661,6 +5644,708 @@ export interface operations {
             };
         };
     };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to answer, 1–100.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id of the last item of the previous page; answers the items after it. */
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoints, newest first, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook",
+                     *           "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *           "url": "https://app.acme.example/hooks/mailroom",
+                     *           "events": [
+                     *             "email.delivered",
+                     *             "email.bounced",
+                     *             "email.complained"
+                     *           ],
+                     *           "routeId": null,
+                     *           "description": "Delivery outcomes for the CRM",
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         },
+                     *         {
+                     *           "object": "webhook",
+                     *           "id": "wh_01KAQ9A0B1C2D3E4F5G6H7J8K9",
+                     *           "url": "https://app.acme.example/hooks/inbound",
+                     *           "events": [
+                     *             "email.received"
+                     *           ],
+                     *           "routeId": "rt_01KAQ7D1E2F3G4H5J6K7M8N9P0",
+                     *           "description": null,
+                     *           "enabled": true,
+                     *           "disabledReason": null,
+                     *           "createdAt": "2026-11-21T10:00:00.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: components["schemas"]["Webhook"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://app.acme.example/hooks/mailroom",
+                 *       "events": [
+                 *         "email.delivered",
+                 *         "email.bounced",
+                 *         "email.complained"
+                 *       ],
+                 *       "description": "Delivery outcomes for the CRM"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with its secret shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook",
+                     *       "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "events": [
+                     *         "email.delivered",
+                     *         "email.bounced",
+                     *         "email.complained"
+                     *       ],
+                     *       "routeId": null,
+                     *       "description": "Delivery outcomes for the CRM",
+                     *       "enabled": true,
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/1WMk8QzTrk="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, without its secret. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook",
+                     *       "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "events": [
+                     *         "email.delivered",
+                     *         "email.bounced",
+                     *         "email.complained"
+                     *       ],
+                     *       "routeId": null,
+                     *       "description": "Delivery outcomes for the CRM",
+                     *       "enabled": true,
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint was deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook",
+                     *       "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "deleted": true
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "webhook";
+                        id: string;
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated endpoint. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook",
+                     *       "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "events": [
+                     *         "email.delivered",
+                     *         "email.bounced",
+                     *         "email.complained"
+                     *       ],
+                     *       "routeId": null,
+                     *       "description": "Delivery outcomes for the CRM",
+                     *       "enabled": false,
+                     *       "disabledReason": "manual",
+                     *       "createdAt": "2026-11-21T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, with its new secret shown this once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook",
+                     *       "id": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "events": [
+                     *         "email.delivered",
+                     *         "email.bounced",
+                     *         "email.complained"
+                     *       ],
+                     *       "routeId": null,
+                     *       "description": "Delivery outcomes for the CRM",
+                     *       "enabled": true,
+                     *       "disabledReason": null,
+                     *       "createdAt": "2026-11-21T10:00:00.000Z",
+                     *       "secret": "whsec_3q2+7zq0VvQmE4xJd8n1pYk5tL6wR9sA0bC1dE2fG3h="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     health: {
         parameters: {
             query?: never;
@@ -4974,6 +6659,642 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    deliver_email_sent: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_delivered: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailDeliveredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_delivery_delayed: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailDeliveryDelayedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_bounced: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailBouncedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_complained: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailComplainedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_suppressed: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailSuppressedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_opened: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_clicked: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailClickedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_email_received: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_domain_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DomainUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    deliver_webhook_test: {
+        parameters: {
+            query?: never;
+            header: {
+                "content-type": "application/json";
+                "user-agent": "Mailroom-Webhooks/1";
+                /** @description `sha256=` and the hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the whole secret string (`whsec_…` included); always the newest secret. */
+                "x-service-signature": string;
+                /** @description The event id, `evt_…`. */
+                "x-service-event-id": string;
+                /** @description The event type. */
+                "x-service-event-type": string;
+                /** @description Unix seconds of this attempt. */
+                "x-service-timestamp": string;
+                /** @description Standard Webhooks: the event id, the same on every retry and replay. */
+                "webhook-id": string;
+                /** @description Standard Webhooks: Unix seconds of this attempt; reject old ones to refuse replays. */
+                "webhook-timestamp": string;
+                /** @description Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the base64-decoded part of the secret after `whsec_`. For 24 hours after a rotation, two entries separated by a space (new secret, then the previous one). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled (`disabledReason: "gone"`) and receives nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any 2xx within WEBHOOK_TIMEOUT_SECONDS acknowledges the delivery; the body is kept (first 4 KB) in the attempt log. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else, a redirect, a timeout or no answer is a failure, retried on WEBHOOK_RETRY_SCHEDULE; 429 and 503 with `Retry-After` are retried after that delay (capped). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

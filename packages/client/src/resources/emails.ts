@@ -10,6 +10,7 @@ export type ListEmailsQuery = QueryParams<Operation<'/emails', 'get'>>;
 export type SendEmailBatchParams = RequestBody<Operation<'/emails/batch', 'post'>>;
 export type SentEmail = SuccessBody<Operation<'/emails', 'post'>>;
 export type SentEmailBatch = SuccessBody<Operation<'/emails/batch', 'post'>>;
+export type LinkClicks = Schema<'LinkClicks'>;
 
 /** Sent email: send one or a batch, read one with its recipients and timeline, list, cancel. */
 export class Emails {
@@ -33,6 +34,11 @@ export class Emails {
   /** Sent emails, newest first, filtered by `status` or a recipient (`to`). */
   list(query?: ListEmailsQuery, options?: RequestOptions): PagePromise<EmailSummary> {
     return this.http.list('/emails', { query }, options);
+  }
+
+  /** Clicks on each tracked link of an email: people and bots counted apart. */
+  clicks(id: string, options?: RequestOptions): PagePromise<LinkClicks> {
+    return this.http.list('/emails/{id}/clicks', { params: { id } }, options);
   }
 
   /** Cancels a scheduled email (409 `conflict` once it is no longer scheduled). */

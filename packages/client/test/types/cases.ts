@@ -43,6 +43,8 @@ export async function reading(): Promise<void> {
   mailroom.emails.list({ status: 'lost' });
   // @ts-expect-error permission is full_access or sending_access
   await mailroom.apiKeys.create({ name: 'key', permission: 'admin' });
+  // @ts-expect-error an event type that does not exist
+  await mailroom.webhooks.create({ url: 'https://app.acme.example/hooks', events: ['email.lost'] });
   const page = await mailroom.routes.list({ limit: 10 });
   const more: boolean = page.hasMore;
   for await (const summary of mailroom.emails.list({ to: 'b@example.com' })) {
@@ -76,6 +78,11 @@ export async function receiving(request: Request): Promise<void> {
     }
     case 'email.clicked':
       void event.data.click.link;
+      break;
+    case 'webhook.test':
+      void event.data.webhook_id;
+      // @ts-expect-error a test event is about an endpoint, not an email
+      void event.data.email_id;
       break;
     case 'email.received':
       void event.data.route_id;
