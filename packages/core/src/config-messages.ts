@@ -31,6 +31,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
   SMTP_RETRY_SCHEDULE: SCHEDULE,
   WEBHOOK_TIMEOUT_SECONDS: 'a whole number of seconds, at least 1',
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: 'a whole number from 1 to 1000',
   LEASE_SECONDS: 'a whole number of seconds, at least 1',
   RECONCILE_INTERVAL_SECONDS: 'a whole number of seconds, at least 1',
   RATE_LIMIT_PER_SECOND: 'a whole number of requests per second (0 turns the limit off)',

@@ -85,6 +85,8 @@ const envSchema = z.object({
   ALLOW_SIGNUP: optional(bool),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 36000]),
   WEBHOOK_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(15)),
+  // Deliveries in flight to one endpoint at once, per dispatcher process (DESIGN §3).
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: emptyMeansDefault(z.coerce.number().int().min(1).max(1000).default(10)),
   SMTP_RETRY_SCHEDULE: schedule.default([
     300, 390, 507, 659, 857, 1114, 1448, 1882, 2447, 3181, 4136, 5376, 6989, 9086, 11812, 15356, 19962,
   ]),
@@ -144,6 +146,7 @@ export interface Config {
   allowSignup: boolean | undefined;
   webhookRetrySchedule: number[];
   webhookTimeoutSeconds: number;
+  webhookConcurrencyPerEndpoint: number;
   smtpRetrySchedule: number[];
   leaseSeconds: number;
   reconcileIntervalSeconds: number;
@@ -209,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowSignup: e.ALLOW_SIGNUP,
     webhookRetrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE) as number[],
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+    webhookConcurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     smtpRetrySchedule: Object.freeze(e.SMTP_RETRY_SCHEDULE) as number[],
     leaseSeconds: e.LEASE_SECONDS,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,

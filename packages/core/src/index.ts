@@ -14,6 +14,7 @@ export * from './network';
 export * from './delivery-status';
 export * from './bounce-suppression';
 export * from './send-queue';
+export * from './webhook-queue';
 export * from './group-commit';
 export * from './verp';
 export * from './tracking-token';

@@ -15,3 +15,4 @@ export * from './received';
 export * from './inbound';
 export * from './feedback';
 export * from './webhook-endpoints';
+export * from './webhook-deliveries';
