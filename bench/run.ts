@@ -5,8 +5,9 @@
  *   accept   POST /emails answered 2xx per second: bare express 5 vs the real gateway
  *   deliver  messages per second into a local SMTP sink: raw pooled nodemailer vs gateway-queued emails sent by the real sender
  *   receive  messages accepted (250) per second over SMTP, 10 reused connections: a bare smtp-server that discards vs the real MX storing each message
+ *   track    open pixel and click redirect answers per second: a bare node:http server answering the same bytes vs the real tracking service
  *
- * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
+ * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
  * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
@@ -25,7 +26,18 @@ import { REPOSITORY_ROOT } from './lib/paths';
 import { killAllNow, stopAll } from './lib/processes';
 import { deleteRedisKeys } from './lib/redis-keys';
 import { describeMachine, RESULTS_DIR, writeResults } from './lib/results';
-import { type BenchEnvironment, type RunningServer, startBareExpress, startBareSmtpSink, startGateway, startInboundProcessing, startInboundSmtp } from './lib/services';
+import {
+  type BenchEnvironment,
+  type RunningServer,
+  startBareExpress,
+  startBareSmtpSink,
+  startBareTracking,
+  startGateway,
+  startInboundProcessing,
+  startInboundSmtp,
+  startTracking,
+} from './lib/services';
+import { benchTokens, measureTrack, TRACKED_LINK, type TrackSettings } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
 
@@ -41,7 +53,7 @@ function setting(name: string, fallback: number): number {
 }
 
 const settings = {
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive').split(',').map((s) => s.trim()),
+  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track').split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -59,13 +71,23 @@ const settings = {
     durationSeconds: setting('BENCH_DURATION', 10),
     warmupSeconds: setting('BENCH_WARMUP', 2),
   } satisfies ReceiveSettings,
+  track: {
+    connections: setting('BENCH_CONNECTIONS', 50),
+    durationSeconds: setting('BENCH_DURATION', 10),
+    warmupSeconds: setting('BENCH_WARMUP', 2),
+  } satisfies TrackSettings,
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
 };
 
 const runId = randomBytes(4).toString('hex');
-const prefixes = { accept: `mailroom-bench-${runId}-accept`, deliver: `mailroom-bench-${runId}-deliver`, receive: `mailroom-bench-${runId}-receive` };
+const prefixes = {
+  accept: `mailroom-bench-${runId}-accept`,
+  deliver: `mailroom-bench-${runId}-deliver`,
+  receive: `mailroom-bench-${runId}-receive`,
+  track: `mailroom-bench-${runId}-track`,
+};
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
   redisUrl: REDIS_URL,
@@ -273,6 +295,63 @@ async function runReceive(db: BenchDatabase): Promise<void> {
   results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes, parsed };
 }
 
+/**
+ * Pixel and redirect answers per second, bare node:http (same bytes, no token, no event) then
+ * the real tracking service, alternating; then the service is stopped (SIGTERM writes its
+ * buffer) and every answer it gave must be an event in PostgreSQL.
+ */
+async function runTrack(db: BenchDatabase): Promise<void> {
+  const { connections, warmupSeconds, durationSeconds } = settings.track;
+  log(`\n── track: GET /o/<token> (200, 43-byte GIF) and /c/<token> (302), ${connections} connections, ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
+  const seeded = benchTokens(env.secretKey);
+  await db.seedTrackedEmail(seeded.emailId, seeded.recipientId);
+  const bare = await startBareTracking(TRACKED_LINK, settings.verbose);
+  const tracking = await startTracking(env, prefixes.track);
+  log(`bare node:http up in ${fmt(bare.startupMs)} ms, tracking up in ${fmt(tracking.startupMs)} ms`);
+  const routes = [
+    { name: 'pixel', path: `/o/${seeded.open}`, expect: '2xx' as const },
+    { name: 'redirect', path: `/c/${seeded.click}`, expect: '3xx' as const },
+  ];
+  const samples: Record<string, { baseline: LoadResult[]; ours: LoadResult[] }> = { pixel: { baseline: [], ours: [] }, redirect: { baseline: [], ours: [] } };
+  const notes: string[] = [];
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      for (const route of routes) {
+        const b = await measureTrack(bare, route.path, route.expect, settings.track);
+        samples[route.name]!.baseline.push(b);
+        log(`  ${`bare ${route.name}`.padEnd(18)} ${describeLoad(b)}`);
+        const o = await measureTrack(tracking, route.path, route.expect, settings.track);
+        samples[route.name]!.ours.push(o);
+        log(`  ${`mailroom ${route.name}`.padEnd(18)} ${describeLoad(o)}`);
+      }
+    }
+  } finally {
+    await Promise.all([bare.child.stop(), tracking.child.stop()]);
+    await deleteRedisKeys(REDIS_URL, prefixes.track);
+  }
+  const answered = (name: string) => samples[name]!.ours.reduce((sum, r) => sum + r.ok + r.warmupOk, 0);
+  const found = await db.countEngagement(seeded.emailId);
+  log(`  in PostgreSQL after SIGTERM: ${fmt(found.opens)} email.opened for ${fmt(answered('pixel'))} pixels answered, ${fmt(found.clicks)} email.clicked for ${fmt(answered('redirect'))} redirects answered`);
+  // Requests cut off at the end of a measurement were served (and recorded) but not counted by the client: at least as many, never fewer.
+  if (found.opens < answered('pixel') || found.clicks < answered('redirect')) notes.push(`events missing in PostgreSQL: ${JSON.stringify(found)} for ${answered('pixel')} pixels and ${answered('redirect')} redirects answered`);
+  await db.clearEmails();
+  for (const route of routes) {
+    const b = median(samples[route.name]!.baseline.map((r) => r.okPerSecond));
+    const o = median(samples[route.name]!.ours.map((r) => r.okPerSecond));
+    const ratio = b > 0 ? o / b : undefined;
+    const missing = notes.length > 0;
+    results[`track-${route.name}`] = {
+      baseline: { samples: samples[route.name]!.baseline, median: b },
+      ours: { samples: samples[route.name]!.ours, median: o },
+      ratio: missing ? 0 : ratio,
+      target: TARGET,
+      verdict: missing ? 'MISSED' : verdictOf(ratio, TARGET),
+      notes: route.name === 'pixel' ? notes : [],
+    };
+  }
+}
+
 interface ParseResult {
   perSecond: number;
   processed: number;
@@ -313,6 +392,7 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('accept')) await runAccept(db);
     if (settings.scenarios.includes('deliver')) await runDeliver(db);
     if (settings.scenarios.includes('receive')) await runReceive(db);
+    if (settings.scenarios.includes('track')) await runTrack(db);
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -330,6 +410,10 @@ async function main(): Promise<void> {
   if (results.receive) {
     const r = results.receive;
     rows.push({ scenario: 'receive', baseline: `${rate(r.baseline.median, 'msg/s')} (bare)`, ours: rate(r.ours.median, 'msg/s'), ratio: r.ratio, target: r.target, verdict: verdictOf(r.ratio, r.target) });
+  }
+  for (const name of ['track-pixel', 'track-redirect']) {
+    const t = results[name];
+    if (t) rows.push({ scenario: name, baseline: `${rate(t.baseline.median, 'req/s')} (bare)`, ours: rate(t.ours.median, 'req/s'), ratio: t.ratio, target: t.target, verdict: verdictOf(t.ratio, t.target) });
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

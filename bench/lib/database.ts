@@ -90,6 +90,24 @@ export class BenchDatabase {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** An email with one recipient to track (the track scenario's tokens name them). */
+  async seedTrackedEmail(emailId: string, recipientId: string): Promise<void> {
+    await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");
+    await this.client.query(
+      `INSERT INTO emails (id, project_id, from_header, from_address, "to", cc, bcc, reply_to, subject, html, track_opens, track_clicks, message_id, status, updated_at)
+       VALUES ($1, 'proj_01JBENCH000000000000000000', 'a@bench.test', 'a@bench.test', '{r@bench.test}', '{}', '{}', '{}', 'Tracked', '<p>x</p>', true, true, $1 || '@bench.test', 'delivered', now())`,
+      [emailId],
+    );
+    await this.client.query("INSERT INTO email_recipients (id, email_id, address, kind, status, updated_at) VALUES ($1, $2, 'r@bench.test', 'to', 'delivered', now())", [recipientId, emailId]);
+  }
+
+  /** email.opened and email.clicked events of one email. */
+  async countEngagement(emailId: string): Promise<{ opens: number; clicks: number }> {
+    const { rows } = await this.client.query<{ type: string; n: string }>('SELECT type, count(*) AS n FROM email_events WHERE email_id = $1 GROUP BY type', [emailId]);
+    const n = (type: string) => Number(rows.find((r) => r.type === type)?.n ?? 0);
+    return { opens: n('email.opened'), clicks: n('email.clicked') };
+  }
+
   async clearReceived(): Promise<void> {
     await this.client.query('TRUNCATE received_emails CASCADE');
   }

@@ -110,3 +110,24 @@ export async function startBareSmtpSink(echo: boolean): Promise<RunningServer & 
   const startupMs = await waitForPort(child, port);
   return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
 }
+
+/** The real tracking service: `node --import tsx services/tracking/src/main.ts`, ready once its port accepts connections. */
+export async function startTracking(env: BenchEnvironment, queuePrefix: string): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('tracking', {
+    script: 'services/tracking/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), TRACKING_PORT: String(port), TRACKING_BASE_URL: `http://127.0.0.1:${port}` },
+  });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
+}
+
+/** The tracking baseline: a bare node:http server answering the same bytes; see bare-tracking.ts. */
+export async function startBareTracking(location: string, echo: boolean): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('bare-tracking', { script: path.join('bench', 'lib', 'bare-tracking.ts'), echo, env: { PORT: String(port), LOCATION: location } });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
+}
