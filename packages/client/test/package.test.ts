@@ -133,17 +133,22 @@ describe('the packed package', () => {
   });
 });
 
+/** The installed package's ES module bundled by esbuild for browsers, as an app's build would. */
+const bundleForBrowser = (format: 'esm' | 'iife') =>
+  build({
+    entryPoints: [path.join(consumer, 'node_modules/@mailroom/client/dist/esm/index.js')],
+    bundle: true,
+    platform: 'browser',
+    format,
+    globalName: 'MailroomClient',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+
 describe('the browser bundle', () => {
   test('when bundled for the browser from the package, then it imports no Node built-in', async () => {
-    const result = await build({
-      entryPoints: [path.join(consumer, 'node_modules/@mailroom/client/dist/esm/index.js')],
-      bundle: true,
-      platform: 'browser',
-      format: 'esm',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
+    const result = await bundleForBrowser('esm');
     const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
     expect(imports).toEqual([]);
     const shipped = readFileSync(path.join(consumer, 'node_modules/@mailroom/client/dist/browser/mailroom.js'), 'utf8');
@@ -151,15 +156,7 @@ describe('the browser bundle', () => {
   });
 
   test('when run where only web globals exist (no require, process or Buffer), then it verifies a webhook and calls the gateway', async () => {
-    const bundle = await build({
-      entryPoints: [path.join(consumer, 'node_modules/@mailroom/client/dist/esm/index.js')],
-      bundle: true,
-      platform: 'browser',
-      format: 'iife',
-      globalName: 'MailroomClient',
-      write: false,
-      logLevel: 'silent',
-    });
+    const bundle = await bundleForBrowser('iife');
     const web = { fetch, Headers, Request, Response, URL, URLSearchParams, AbortController, AbortSignal, TextEncoder, TextDecoder, crypto, atob, btoa, setTimeout, clearTimeout, console, DOMException };
     const sandbox: Record<string, unknown> = { ...web };
     runInNewContext(`${bundle.outputFiles[0]!.text}; globalThis.MailroomClient = MailroomClient;`, sandbox);

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { signUp, createKey, startTestGateway, type TestGateway } from '../../../test/support/gateway';
+import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { Mailroom, MailroomConnectionError, MailroomError, MailroomTimeoutError } from '../src/index';
 import { rejectionOf } from './support/catch-error';
-import { DroppingProxy } from './support/dropping-proxy';
 import { recordingFetch } from './support/recording-fetch';
 import { answerError, answerJson, ScriptedServer } from './support/scripted-server';
 
@@ -18,7 +18,8 @@ describe('against a real gateway behind a proxy that drops the first response', 
   let t: TestGateway;
   let apiToken: string;
   let direct: Mailroom;
-  let proxy: DroppingProxy;
+  let proxy: TcpProxy;
+  let proxyUrl: string;
   beforeAll(async () => {
     t = await startTestGateway({ label: 'client-retries' });
     const owner = await signUp(t.api);
@@ -28,7 +29,8 @@ describe('against a real gateway behind a proxy that drops the first response', 
   afterAll(() => t.close());
   beforeEach(async () => {
     const { port } = new URL(t.gateway.url);
-    proxy = await new DroppingProxy({ host: '127.0.0.1', port: Number(port) }).start();
+    proxy = await new TcpProxy('127.0.0.1', Number(port), { dropResponses: 1 }).start();
+    proxyUrl = `http://127.0.0.1:${proxy.port}`;
   });
   afterEach(() => proxy.stop());
 
@@ -36,7 +38,7 @@ describe('against a real gateway behind a proxy that drops the first response', 
 
   test('when a send loses its response, then the client retries with its generated idempotency key and the email is sent once', async () => {
     const { fetch, calls } = recordingFetch();
-    const client = new Mailroom({ baseUrl: proxy.url, apiToken, fetch });
+    const client = new Mailroom({ baseUrl: proxyUrl, apiToken, fetch });
     const { id } = await client.emails.send({ ...send, subject: 'dropped once' });
 
     expect(proxy.dropped).toBe(1);
@@ -48,7 +50,7 @@ describe('against a real gateway behind a proxy that drops the first response', 
   });
 
   test('when retries are off, then the lost response is a MailroomConnectionError, though the email was accepted: what the retry above saves', async () => {
-    const client = new Mailroom({ baseUrl: proxy.url, apiToken, maxRetries: 0 });
+    const client = new Mailroom({ baseUrl: proxyUrl, apiToken, maxRetries: 0 });
     const error = await rejectionOf(client.emails.send({ ...send, subject: 'dropped, no retry' }));
     expect(error).toBeInstanceOf(MailroomConnectionError);
     expect(error).not.toBeInstanceOf(MailroomError);
@@ -58,7 +60,7 @@ describe('against a real gateway behind a proxy that drops the first response', 
   });
 
   test('when the caller gives the idempotency key, then the retry and a later repeat carry it and answer the one email', async () => {
-    const client = new Mailroom({ baseUrl: proxy.url, apiToken });
+    const client = new Mailroom({ baseUrl: proxyUrl, apiToken });
     const key = `order-${Date.now()}`;
     const { id } = await client.emails.send({ ...send, subject: 'own key' }, { idempotencyKey: key });
     expect(proxy.dropped).toBe(1);
@@ -67,7 +69,7 @@ describe('against a real gateway behind a proxy that drops the first response', 
   });
 
   test('when a request that is not idempotent (creating a route) loses its response, then it is not retried', async () => {
-    const client = new Mailroom({ baseUrl: proxy.url, apiToken, maxRetries: 3 });
+    const client = new Mailroom({ baseUrl: proxyUrl, apiToken, maxRetries: 3 });
     expect(await rejectionOf(client.routes.create({ match: 'once@acme.test' }))).toBeInstanceOf(MailroomConnectionError);
     expect(proxy.connections).toBe(1);
     // It was created: a retry would have been a 409 for an email address already routed.
