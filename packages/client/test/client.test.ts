@@ -51,7 +51,7 @@ beforeAll(async () => {
   const session = new Mailroom({ baseUrl, fetch, sessionToken: owner.sessionToken, projectId: owner.projectId });
   const key = await session.apiKeys.create({ name: 'app' });
   clients = { session, apiToken: new Mailroom({ baseUrl, fetch, apiToken: key.token }) };
-});
+}, 60_000);
 
 afterAll(async () => {
   await mx?.close();

@@ -99,7 +99,7 @@ describe('the packed package', () => {
     const attw = run(bin('attw'), [tarball, '--format', 'json'], packageDir);
     expect(attw.status).toBe(0);
     expect(JSON.parse(attw.stdout).analysis.problems).toEqual([]);
-  });
+  }, 120_000);
 
   test('when installed outside the workspace, then it ships dist, README and package.json only, and no dependencies', () => {
     const installedDir = path.join(consumer, 'node_modules/@mailroom/client');
@@ -120,7 +120,7 @@ describe('the packed package', () => {
     const result = await promisify(execFile)(process.execPath, [file], { cwd: consumer, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({ version: '0.1.0', subject, error: 'not_found', event: 'email.delivered' });
-  });
+  }, 60_000);
 
   test('when a TypeScript project uses it from .mts and .cts files (node16 resolution), then it type-checks', () => {
     writeFileSync(path.join(consumer, 'typed.mts'), TYPED);
@@ -130,7 +130,7 @@ describe('the packed package', () => {
     const tsc = run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', consumer], consumer);
     expect(tsc.stdout + tsc.stderr).toBe('');
     expect(tsc.status).toBe(0);
-  });
+  }, 120_000);
 });
 
 /** The installed package's ES module bundled by esbuild for browsers, as an app's build would. */

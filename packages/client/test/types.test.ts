@@ -27,11 +27,11 @@ describe('the type cases (test/types/cases.ts)', () => {
   test('when compiled as written, then every case is an expected error and the rest compiles', () => {
     expect(cases.length).toBeGreaterThanOrEqual(15);
     expect(errorsOf((t) => t).map(show)).toEqual([]);
-  });
+  }, 120_000);
 
   test('when the directives are removed, then each case, and nothing else, fails to compile', () => {
     const errors = errorsOf((t) => t.split(DIRECTIVE).join('//'));
     expect(errors.every((d) => d.file && path.resolve(d.file.fileName) === casesPath)).toBe(true);
     expect([...new Set(errors.map(lineOf))].sort((a, b) => a - b)).toEqual(cases);
-  });
+  }, 120_000);
 });
