@@ -72,8 +72,9 @@ export class HttpClient {
     const idempotencyKey = options.idempotencyKey ?? (init.send && maxRetries > 0 ? generateIdempotencyKey() : undefined);
     const headers = this.headers(init.body !== undefined, idempotencyKey);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
-    // Reads change nothing, and a keyed send is done at most once whatever is repeated.
-    const safe = method === 'get' || idempotencyKey !== undefined;
+    // Reads change nothing, and a keyed send is done at most once whatever is repeated. Other
+    // writes are tried once: the gateway keeps idempotency keys for sends only.
+    const safe = method === 'get' || (init.send === true && idempotencyKey !== undefined);
     for (let retry = 0; ; retry++) {
       const canRetry = safe && retry < maxRetries;
       let failure: Error;
@@ -105,7 +106,14 @@ export class HttpClient {
     try {
       const res = await this.options.fetch(url, { ...init, signal: controller.signal, redirect: 'manual' });
       if (!res.ok) throw await errorFrom(res);
-      return await read(res);
+      try {
+        return await read(res);
+      } catch (error) {
+        // A 2xx whose body is not what the document says (a proxy's page): not a network failure.
+        // By name: fetch's SyntaxError may come from another realm than this code's.
+        if ((error as Error)?.name === 'SyntaxError') throw unexpectedResponse(res, `a body that is not JSON (${(error as Error).message})`);
+        throw error;
+      }
     } catch (error) {
       if (error instanceof MailroomError || options.signal?.aborted) throw error;
       if (timedOut) throw new MailroomTimeoutError(timeoutMs);
@@ -167,11 +175,15 @@ async function errorFrom(res: Response): Promise<MailroomError> {
   }
   if (isErrorBody(body)) return new MailroomError({ name: body.name, message: body.message, statusCode: res.status, requestId, retryAfterSeconds });
   const excerpt = text.length > 200 ? `${text.slice(0, 200)}…` : text;
+  return unexpectedResponse(res, `no Mailroom error JSON${excerpt ? `: ${excerpt}` : ''}`, retryAfterSeconds);
+}
+
+function unexpectedResponse(res: Response, what: string, retryAfterSeconds: number | null = null): MailroomError {
   return new MailroomError({
     name: 'unexpected_response',
-    message: `HTTP ${res.status} without Mailroom's error JSON${excerpt ? `: ${excerpt}` : ''}`,
+    message: `HTTP ${res.status} with ${what}`,
     statusCode: res.status,
-    requestId,
+    requestId: res.headers.get('x-request-id'),
     retryAfterSeconds,
   });
 }

@@ -200,6 +200,22 @@ describe('against a scripted server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  test('when a 2xx body is not JSON, then it is unexpected_response, not a connection error', async () => {
+    server = await new ScriptedServer((_n, _req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html', 'x-request-id': 'req-html' });
+      res.end('<html>Welcome to the captive portal</html>');
+    }).start();
+    const error = await rejectionOf(client().routes.get('rt_1'));
+    expect(error).toMatchObject({ name: 'unexpected_response', statusCode: 200, requestId: 'req-html' });
+    expect(error.message).toMatch(/not JSON/);
+  });
+
+  test('when a write other than a send carries an idempotency key, then it is still tried once (the gateway keeps keys for sends only)', async () => {
+    server = await new ScriptedServer((_n, _req, res) => answerError(res, 503, 'service_unavailable', { 'retry-after': '0' })).start();
+    expect(await rejectionOf(client().routes.create({ match: 'a@acme.test' }, { idempotencyKey: 'k1' }))).toMatchObject({ name: 'service_unavailable' });
+    expect(server.requests).toHaveLength(1);
+  });
+
   test('when the answer is not Mailroom error JSON, then it is unexpected_response with the status, not retried', async () => {
     server = await new ScriptedServer((_n, _req, res) => {
       res.writeHead(502, { 'content-type': 'text/html' });
