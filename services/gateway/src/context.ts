@@ -3,6 +3,7 @@ import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
+import type { WebhookDeliveryDeps } from './features/webhooks/deliver-now';
 import type { WebhookEndpointDeps } from './features/webhooks/manage-webhooks';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
@@ -27,6 +28,8 @@ export interface GatewayContext {
   metrics: Metrics;
   /** What creating and changing webhook endpoints needs (the secret sub-key, the URL host check). */
   webhookEndpoints: WebhookEndpointDeps;
+  /** Test, replay and recover: the deliverer (started and stopped with the gateway) and the dispatcher's queue. */
+  webhookDeliveries: WebhookDeliveryDeps;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;
 }

@@ -9,6 +9,7 @@ import { projectRoutes } from './features/projects/routes';
 import { receivedRoutes } from './features/received/routes';
 import { routeRoutes } from './features/routes/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
+import { webhookDeliveryRoutes } from './features/webhooks/delivery-routes';
 import { webhookEndpointRoutes } from './features/webhooks/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
@@ -26,6 +27,7 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...routeRoutes,
     ...suppressionRoutes,
     ...webhookEndpointRoutes,
+    ...webhookDeliveryRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');

@@ -2,20 +2,24 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createLogger,
+  createResolver,
   deriveKey,
   listenOn,
   PORT_VARIABLES,
   SendQueue,
+  WebhookQueue,
   type Config,
   type Logger,
 } from '@mailroom/core';
 import { connectBackends } from '@mailroom/db';
+import { createWebhookDeliverer } from '@mailroom/webhooks';
 import { ApiTokenVerifier } from './auth/api-tokens';
 import { SessionTokens } from './auth/session-tokens';
 import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
+import { createUrlHostCheck } from './features/webhooks/check-url-host';
 import { answerClientError } from './http/client-error';
 import { countStalledLogin, createRateLimits } from './http/rate-limit';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
@@ -47,6 +51,8 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   const { db, pool, redis, secretKey } = backends;
   let shuttingDown = false;
   const sendQueue = new SendQueue(redis, config.queuePrefix);
+  const resolver = createResolver(config.dnsServers);
+  const webhookDeliverer = createWebhookDeliverer({ pool, masterSecret: secretKey, config, logger, resolver });
   const ctx: GatewayContext = {
     config,
     db,
@@ -63,7 +69,13 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
     webhookEndpoints: {
       pool,
       encryptionKey: deriveKey(secretKey, 'encryption'),
-      checkUrlHost: async () => undefined, // TODO(webhook-api): resolvePublicHost after merging webhook-dispatch
+      checkUrlHost: createUrlHostCheck({ resolver, allowPrivateNetworks: config.allowPrivateNetworks }),
+    },
+    webhookDeliveries: {
+      pool,
+      deliverer: webhookDeliverer,
+      queue: new WebhookQueue(redis, config.queuePrefix),
+      logger: logger.child({ component: 'webhooks' }),
     },
     sendQueue,
     acceptBatcher: new AcceptBatcher(pool, sendQueue, logger.child({ component: 'accept' })),
@@ -71,6 +83,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   };
   await bootstrapAdmin(ctx);
   await ctx.apiTokens.start();
+  await webhookDeliverer.start();
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { app, longestBodyMs } = buildApp(ctx, timeouts);
@@ -105,6 +118,8 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       clearTimeout(force);
       await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
+      await webhookDeliverer.stop();
+      await ctx.webhookDeliveries.queue.close().catch(() => undefined);
       await backends.close();
     },
   };

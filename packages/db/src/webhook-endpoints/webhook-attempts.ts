@@ -1,23 +1,5 @@
 import type { Queryable } from '../pool';
-
-/** One row of the attempt log (DESIGN §5): one POST to an endpoint, scheduled or manual. */
-export interface WebhookAttemptRow {
-  id: string;
-  webhookId: string;
-  eventId: string;
-  eventType: string;
-  /** 1, 2, … per (event, endpoint). */
-  attempt: number;
-  trigger: 'scheduled' | 'manual';
-  url: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  durationMs: number;
-  error: string | null;
-  success: boolean;
-  createdAt: Date;
-  nextRetryAt: Date | null;
-}
+import { type AttemptRow, toWebhookAttempt, type WebhookAttempt } from '../webhook-deliveries';
 
 export interface WebhookAttemptQuery {
   projectId: string;
@@ -30,16 +12,15 @@ export interface WebhookAttemptQuery {
 }
 
 // Timestamps are UTC without a zone, as Prisma writes them; read them as such whatever the session's zone.
-const COLUMNS = `a.id, a.webhook_id AS "webhookId", a.event_id AS "eventId", a.event_type AS "eventType", a.attempt, a.trigger,
-  a.url, a.response_status AS "responseStatus", a.response_body AS "responseBody", a.duration_ms AS "durationMs", a.error,
-  a.success, a.created_at AT TIME ZONE 'UTC' AS "createdAt", a.next_retry_at AT TIME ZONE 'UTC' AS "nextRetryAt"`;
+const COLUMNS = `a.id, a.webhook_id, a.event_id, a.event_type, a.attempt, a.trigger, a.url, a.response_status, a.response_body,
+  a.duration_ms, a.error, a.success, a.next_retry_at AT TIME ZONE 'UTC' AS next_retry_at, a.created_at AT TIME ZONE 'UTC' AS created_at`;
 
 /**
  * One page of an endpoint's attempt log, newest first (ids sort by creation time), optionally of
  * one event or only successes or failures. Empty when the endpoint is not the project's.
  */
-export async function listWebhookAttempts(db: Queryable, query: WebhookAttemptQuery): Promise<WebhookAttemptRow[]> {
-  const { rows } = await db.query<WebhookAttemptRow>({
+export async function listWebhookAttempts(db: Queryable, query: WebhookAttemptQuery): Promise<WebhookAttempt[]> {
+  const { rows } = await db.query<AttemptRow>({
     text: `SELECT ${COLUMNS}
              FROM webhook_attempts a
              JOIN webhooks w ON w.id = a.webhook_id
@@ -51,5 +32,5 @@ export async function listWebhookAttempts(db: Queryable, query: WebhookAttemptQu
             LIMIT $6`,
     values: [query.webhookId, query.projectId, query.eventId ?? null, query.success ?? null, query.before ?? null, query.limit],
   });
-  return rows;
+  return rows.map(toWebhookAttempt);
 }

@@ -1,4 +1,4 @@
-import type { WebhookAttemptRow, WebhookRow } from '@mailroom/db';
+import type { WebhookAttempt, WebhookRow } from '@mailroom/db';
 import type { z } from 'zod';
 import type { webhookAttemptSchema, webhookSchema, webhookWithSecretSchema } from './schemas';
 
@@ -22,7 +22,7 @@ export function presentWebhookWithSecret(row: WebhookRow, secret: string): z.inf
   return { ...presentWebhook(row), secret };
 }
 
-export function presentAttempt(row: WebhookAttemptRow): z.infer<typeof webhookAttemptSchema> {
+export function presentAttempt(row: WebhookAttempt): z.infer<typeof webhookAttemptSchema> {
   return {
     object: 'webhook_attempt',
     id: row.id,
