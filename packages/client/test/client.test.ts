@@ -4,7 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { DnsServer } from '../../../test/support/dns-server';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway';
 import { allRoutes } from '../../../services/gateway/src/routes';
-import { Mailroom, MailroomError, VERSION } from '../src/index';
+import { Receiver } from '../../../services/webhook-dispatcher/test/support';
+import { Mailroom, MailroomError, VERSION, verifyWebhook } from '../src/index';
 import { rejectionOf } from './support/catch-error';
 import { recordingFetch } from './support/recording-fetch';
 
@@ -21,6 +22,7 @@ let database: TestDatabase;
 let t: TestGateway;
 let mx: TestMx;
 let dns: DnsServer;
+let receiver: Receiver;
 let baseUrl: string;
 let owner: { email: string; sessionToken: string; projectId: string };
 let clients: Record<'apiToken' | 'session', Mailroom>;
@@ -44,6 +46,7 @@ beforeAll(async () => {
   dns = await new DnsServer().start();
   // Private networks allowed: webhook endpoints here point at loopback.
   t = await startTestGateway({ database, env: { ALLOW_SIGNUP: 'true', ALLOW_PRIVATE_NETWORKS: 'true' } });
+  receiver = await new Receiver().start();
   mx = await startTestMx({ database, env: { DNS_SERVERS: dns.address, RECONCILE_INTERVAL_SECONDS: '1' } });
   baseUrl = t.gateway.url;
   const signup = await Mailroom.signup({ baseUrl, fetch, email: uniqueEmail(), password: PASSWORD, projectName: 'Acme' });
@@ -54,6 +57,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await receiver?.stop();
   await mx?.close();
   await t?.close();
   await dns?.stop();
@@ -231,6 +235,30 @@ describe.each(['apiToken', 'session'] as const)('with %s authentication', (mode)
     expect(await client().webhooks.remove(created.id)).toEqual({ object: 'webhook', id: created.id, deleted: true });
     await expectApiError(client().webhooks.get(created.id), 'not_found', 404);
     await expectApiError(client().webhooks.create({ url: 'ftp://example.com/hook', events: ['email.sent'] }), 'validation_error', 422);
+  });
+
+  test('when an endpoint is tested, its failure replayed and recovered, then the attempts say so and the test event verifies', async () => {
+    const endpoint = await client().webhooks.create({ url: `${receiver.url}?${tag}`, events: ['email.delivered'] });
+    receiver.answer = () => ({ status: 500, body: 'down' });
+    const failed = await client().webhooks.test(endpoint.id);
+    expect(failed).toMatchObject({ object: 'webhook_attempt', eventType: 'webhook.test', success: false, responseStatus: 500 });
+
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    const replayed = await client().webhooks.replay(endpoint.id);
+    expect(replayed).toMatchObject({ eventId: failed.eventId, trigger: 'manual', success: true, responseStatus: 200 });
+    await expectApiError(client().webhooks.replay(endpoint.id), 'not_found', 404);
+
+    const attempts = await client().webhooks.attempts(endpoint.id, { eventId: failed.eventId });
+    expect(attempts.data.map((a) => a.id)).toEqual([replayed.id, failed.id]);
+    expect((await client().webhooks.attempts(endpoint.id, { success: 'false' })).data.map((a) => a.id)).toEqual([failed.id]);
+
+    const recovery = await client().webhooks.recover(endpoint.id, { since: new Date(Date.now() - 3_600_000).toISOString() });
+    expect(recovery).toMatchObject({ object: 'webhook_recovery', webhookId: endpoint.id });
+
+    const delivered = receiver.requests.filter((r) => r.headers['webhook-id'] === failed.eventId).at(-1)!;
+    const event = await verifyWebhook({ payload: delivered.body, headers: delivered.headers, secret: endpoint.secret });
+    expect(event.type === 'webhook.test' && event.data.webhook_id).toBe(endpoint.id);
+    await client().webhooks.remove(endpoint.id);
   });
 
   test('when the clicks of an email are asked for, then they come as a list of links, and an unknown email is not_found', async () => {

@@ -510,6 +510,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint now
+         * @description Delivers a signed `webhook.test` event synchronously, once (no retries), even to a disabled endpoint, and answers the attempt, successful or not. The attempt is in the log like any other.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/attempts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook endpoint's attempt log
+         * @description Every POST made to the endpoint, scheduled and manual, newest first; never the secret.
+         */
+        get: operations["listWebhookAttempts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay the latest failed delivery now
+         * @description Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay.
+         */
+        post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-deliver every event that failed since a time
+         * @description Re-delivers, in the background and as `manual` attempts, every event whose deliveries to this endpoint all failed since `since` (ISO 8601, at most 14 days back, not in the future; else 422). Answers 202 with how many events were marked; the attempts appear in the log as they are made. Works on a disabled endpoint without re-enabling it.
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -1893,6 +1973,61 @@ export interface components {
             description?: string | null;
             /** @description false disables it (`disabledReason: "manual"`); true re-enables it, and it receives the events created from then on. */
             enabled?: boolean;
+        };
+        WebhookAttempt: {
+            /** @enum {string} */
+            object: "webhook_attempt";
+            /** @example wha_01KAQ9C1D2E3F4G5H6J7K8M9N0 */
+            id: string;
+            /** @description The event delivered; the same `webhook-id` on every attempt. */
+            eventId: string;
+            eventType: string;
+            /** @description 1, 2, … per event and endpoint, scheduled and manual attempts alike. */
+            attempt: number;
+            /** @enum {string} */
+            trigger: "scheduled" | "manual";
+            /** @description The URL posted to (the endpoint URL at the time). */
+            url: string;
+            /** @description Null without a response (timeout, refused connection, blocked address). */
+            responseStatus: number | null;
+            /** @description The first 4 KB of the response body. */
+            responseBody: string | null;
+            durationMs: number;
+            /** @description Why it failed, when it did. */
+            error: string | null;
+            /** @description A 2xx within WEBHOOK_TIMEOUT_SECONDS. */
+            success: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the next scheduled attempt of this event is due; null when none will follow.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            nextRetryAt: string | null;
+        };
+        WebhookRecovery: {
+            /** @enum {string} */
+            object: "webhook_recovery";
+            webhookId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            since: string;
+            /** @description How many events were marked for re-delivery. */
+            events: number;
+        };
+        RecoverWebhookRequest: {
+            /**
+             * Format: date-time
+             * @description Re-deliver the events since this time (at most 14 days back, not in the future).
+             * @example 2026-11-20T08:00:00Z
+             */
+            since: string;
         };
     };
     responses: never;
@@ -6301,6 +6436,508 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_attempt",
+                     *       "id": "wha_01KAQ9E1F2G3H4J5K6M7N8P9Q0",
+                     *       "eventId": "evt_01KAQ9E0F1G2H3J4K5M6N7P8Q9",
+                     *       "eventType": "webhook.test",
+                     *       "attempt": 1,
+                     *       "trigger": "manual",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "responseStatus": 200,
+                     *       "responseBody": "ok",
+                     *       "durationMs": 87,
+                     *       "error": null,
+                     *       "success": true,
+                     *       "createdAt": "2026-11-21T10:20:00.000Z",
+                     *       "nextRetryAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookAttempt"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookAttempts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description How many items to answer, 1–100.
+                 * @example 20
+                 */
+                limit?: number;
+                /** @description The id of the last item of the previous page; answers the items after it. */
+                after?: string;
+                /**
+                 * @description Only attempts to deliver this event (snake_case `event_id` also accepted).
+                 * @example evt_01KAQ9A1B2C3D4E5F6G7H8J9K0
+                 */
+                eventId?: string;
+                /** @description The snake_case spelling of `eventId`. */
+                event_id?: string;
+                /** @description `true`: only successful attempts; `false`: only failed ones. */
+                success?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Attempts, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "list",
+                     *       "data": [
+                     *         {
+                     *           "object": "webhook_attempt",
+                     *           "id": "wha_01KAQ9D1E2F3G4H5J6K7M8N9P0",
+                     *           "eventId": "evt_01KAQ9A1B2C3D4E5F6G7H8J9K0",
+                     *           "eventType": "email.bounced",
+                     *           "attempt": 3,
+                     *           "trigger": "manual",
+                     *           "url": "https://app.acme.example/hooks/mailroom",
+                     *           "responseStatus": 200,
+                     *           "responseBody": "ok",
+                     *           "durationMs": 87,
+                     *           "error": null,
+                     *           "success": true,
+                     *           "createdAt": "2026-11-21T10:20:00.000Z",
+                     *           "nextRetryAt": null
+                     *         },
+                     *         {
+                     *           "object": "webhook_attempt",
+                     *           "id": "wha_01KAQ9C1D2E3F4G5H6J7K8M9N0",
+                     *           "eventId": "evt_01KAQ9A1B2C3D4E5F6G7H8J9K0",
+                     *           "eventType": "email.bounced",
+                     *           "attempt": 2,
+                     *           "trigger": "scheduled",
+                     *           "url": "https://app.acme.example/hooks/mailroom",
+                     *           "responseStatus": 500,
+                     *           "responseBody": "{\"error\":\"database unavailable\"}",
+                     *           "durationMs": 231,
+                     *           "error": "HTTP 500",
+                     *           "success": false,
+                     *           "createdAt": "2026-11-21T10:05:05.000Z",
+                     *           "nextRetryAt": "2026-11-21T10:35:05.000Z"
+                     *         },
+                     *         {
+                     *           "object": "webhook_attempt",
+                     *           "id": "wha_01KAQ9B0C1D2E3F4G5H6J7K8M9",
+                     *           "eventId": "evt_01KAQ9A1B2C3D4E5F6G7H8J9K0",
+                     *           "eventType": "email.bounced",
+                     *           "attempt": 1,
+                     *           "trigger": "scheduled",
+                     *           "url": "https://app.acme.example/hooks/mailroom",
+                     *           "responseStatus": 500,
+                     *           "responseBody": "{\"error\":\"database unavailable\"}",
+                     *           "durationMs": 231,
+                     *           "error": "HTTP 500",
+                     *           "success": false,
+                     *           "createdAt": "2026-11-21T10:05:00.000Z",
+                     *           "nextRetryAt": "2026-11-21T10:05:05.000Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        object: "list";
+                        data: components["schemas"]["WebhookAttempt"][];
+                        hasMore: boolean;
+                    };
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    replayWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The manual attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_attempt",
+                     *       "id": "wha_01KAQ9D1E2F3G4H5J6K7M8N9P0",
+                     *       "eventId": "evt_01KAQ9A1B2C3D4E5F6G7H8J9K0",
+                     *       "eventType": "email.bounced",
+                     *       "attempt": 3,
+                     *       "trigger": "manual",
+                     *       "url": "https://app.acme.example/hooks/mailroom",
+                     *       "responseStatus": 200,
+                     *       "responseBody": "ok",
+                     *       "durationMs": 87,
+                     *       "error": null,
+                     *       "success": true,
+                     *       "createdAt": "2026-11-21T10:20:00.000Z",
+                     *       "nextRetryAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookAttempt"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example wh_01KAQ9B1C2D3E4F5G6H7J8K9M0 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-20T08:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoverWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted: the events are marked for re-delivery. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "object": "webhook_recovery",
+                     *       "webhookId": "wh_01KAQ9B1C2D3E4F5G6H7J8K9M0",
+                     *       "since": "2026-11-20T08:00:00.000Z",
+                     *       "events": 12
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecovery"];
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,6 +8,10 @@ export type WebhookWithSecret = Schema<'WebhookWithSecret'>;
 export type CreateWebhookParams = Schema<'CreateWebhookRequest'>;
 export type UpdateWebhookParams = Schema<'UpdateWebhookRequest'>;
 export type ListWebhooksQuery = QueryParams<Operation<'/webhooks', 'get'>>;
+export type WebhookAttempt = Schema<'WebhookAttempt'>;
+export type ListWebhookAttemptsQuery = QueryParams<Operation<'/webhooks/{id}/attempts', 'get'>>;
+export type RecoverWebhookParams = Schema<'RecoverWebhookRequest'>;
+export type WebhookRecovery = Schema<'WebhookRecovery'>;
 
 /** Webhook endpoints: where the project's events are pushed, signed with the endpoint's secret. */
 export class Webhooks {
@@ -33,6 +37,26 @@ export class Webhooks {
 
   remove(id: string, options?: RequestOptions): Promise<Deleted> {
     return this.http.call('delete', '/webhooks/{id}', { params: { id } }, options);
+  }
+
+  /** Delivers a signed `webhook.test` event now and answers the attempt. */
+  test(id: string, options?: RequestOptions): Promise<WebhookAttempt> {
+    return this.http.call('post', '/webhooks/{id}/test', { params: { id } }, options);
+  }
+
+  /** The delivery log, newest first, optionally of one event (`eventId`) or by outcome (`success`). */
+  attempts(id: string, query?: ListWebhookAttemptsQuery, options?: RequestOptions): PagePromise<WebhookAttempt> {
+    return this.http.list('/webhooks/{id}/attempts', { params: { id }, query }, options);
+  }
+
+  /** Delivers now the event of the most recent failed attempt (404 `not_found` when there is none). */
+  replay(id: string, options?: RequestOptions): Promise<WebhookAttempt> {
+    return this.http.call('post', '/webhooks/{id}/replay', { params: { id } }, options);
+  }
+
+  /** Re-delivers every event whose deliveries to this endpoint all failed `since` (ISO 8601, at most 14 days back). */
+  recover(id: string, params: RecoverWebhookParams, options?: RequestOptions): Promise<WebhookRecovery> {
+    return this.http.call('post', '/webhooks/{id}/recover', { params: { id }, body: params }, options);
   }
 
   /** A new secret, shown only here; deliveries carry signatures with both for 24 hours. */
