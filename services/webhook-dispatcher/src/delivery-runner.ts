@@ -66,6 +66,8 @@ interface EndpointState {
  */
 export class DeliveryRunner {
   private readonly endpoints = new Map<string, EndpointState>();
+  /** Endpoints with claimed deliveries that waited for the process-wide bound, in order. */
+  private readonly blocked = new Set<string>();
   private waitingCount = 0;
   /** Keys waiting, claimed or in flight here, so a duplicate job adds nothing. */
   private readonly known = new Set<string>();
@@ -204,12 +206,23 @@ export class DeliveryRunner {
   private startReady(webhookId: string): void {
     const state = this.endpoints.get(webhookId);
     if (!state) return;
+    // Held back by the process-wide bound: started when any post ends (`startBlocked`).
+    if (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight >= this.options.maxInFlight) this.blocked.add(webhookId);
     while (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight < this.options.maxInFlight) {
       const target = state.ready.shift() as DeliveryTarget;
       state.posting++;
       this.inFlight++;
       const task = this.attempt(target, state).finally(() => this.running.delete(task));
       this.running.add(task);
+    }
+  }
+
+  /** Starts what waited for the process-wide bound, oldest first, while there is room. */
+  private startBlocked(): void {
+    for (const webhookId of this.blocked) {
+      if (this.inFlight >= this.options.maxInFlight) return;
+      this.blocked.delete(webhookId);
+      this.startReady(webhookId);
     }
   }
 
@@ -222,6 +235,7 @@ export class DeliveryRunner {
       this.inFlight--;
       this.known.delete(keyOf(target));
       this.startReady(target.webhookId);
+      this.startBlocked();
       this.forget(target.webhookId, state);
       if (this.waitingCount > 0) this.pump();
     };
