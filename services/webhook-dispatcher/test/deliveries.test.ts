@@ -51,6 +51,7 @@ describe('the webhook dispatcher', () => {
         WEBHOOK_TIMEOUT_SECONDS: '2',
         LEASE_SECONDS: '2',
         RECONCILE_INTERVAL_SECONDS: '1',
+        OPS_PORT: '0',
       }),
     );
     await redis.connect();
@@ -181,6 +182,26 @@ describe('the webhook dispatcher', () => {
     expect(receiver.forEvent(stopped)).toHaveLength(0);
   });
 
+  test('when an endpoint has failed for five days without a success, then its next failure disables it as failing, and the reconciler disables one with no attempt', async () => {
+    receiver.answer = () => ({ status: 500 });
+    const attempted = await createEndpoint(pool, projectId, { url: urlFor('failing'), events: ['email.opened'] });
+    const idle = await createEndpoint(pool, projectId, { url: urlFor('idle'), events: [] });
+    const recent = await createEndpoint(pool, projectId, { url: urlFor('recent'), events: [] });
+    await pool.query({ text: `UPDATE webhooks SET failing_since = now() - interval '5 days 1 hour' WHERE id = ANY($1)`, values: [[attempted.id, idle.id]] });
+    await pool.query({ text: `UPDATE webhooks SET failing_since = now() - interval '4 days' WHERE id = $1`, values: [recent.id] });
+    const [eventId] = await emit([{ type: 'email.opened' }]);
+    await until(async () => (await attempts(attempted.id, eventId)).length >= 1, 10_000, 'the failed attempt');
+
+    expect(await endpoint(attempted.id)).toEqual({ enabled: false, disabled_reason: 'failing' });
+    const reconciled = await dispatcher.reconcile();
+    expect(reconciled.disabled).toBeGreaterThanOrEqual(1);
+    expect(await endpoint(idle.id)).toEqual({ enabled: false, disabled_reason: 'failing' });
+    expect(await endpoint(recent.id)).toEqual({ enabled: true, disabled_reason: null });
+    // Its retry was stopped without another attempt.
+    await until(async () => (await delivery(attempted.id, eventId!))?.state === 'failed', 10_000, 'the retry to stop');
+    expect(await attempts(attempted.id, eventId)).toHaveLength(1);
+  });
+
   test('when endpoints filter by type, by route, belong to another project or were created after the event, then only the subscribers receive it', async () => {
     const other = await createProject(pool);
     const route = await createRoute(pool, projectId);
@@ -285,6 +306,12 @@ describe('the webhook dispatcher', () => {
       ]);
     }
     expect(receiver.requests.length - before).toBe(5);
+  });
+
+  test('when OPS_PORT is set, then the dispatcher answers /healthz and /readyz', async () => {
+    expect(dispatcher.opsUrl).toBeDefined();
+    expect((await fetch(`${dispatcher.opsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${dispatcher.opsUrl}/readyz`)).status).toBe(200);
   });
 
   test('when deliveries were made, then no secret appears in the logs or the attempt log', async () => {
