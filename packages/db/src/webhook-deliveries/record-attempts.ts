@@ -5,21 +5,12 @@ import { type AttemptRow, toWebhookAttempt, type WebhookAttempt } from './attemp
 /** How long an endpoint may fail without a single success before it is disabled as `failing`. */
 export const FAILING_DISABLE_DAYS = 5;
 
-/** The outcome of one POST, to be written to the log, its delivery row and its endpoint. */
-export interface AttemptRecord {
-  eventId: string;
-  webhookId: string;
-  eventType: string;
-  trigger: 'scheduled' | 'manual';
-  url: string;
-  responseStatus: number | null;
-  responseBody: string | null;
-  durationMs: number;
-  error: string | null;
-  success: boolean;
-  /** When a failed scheduled attempt is tried again; null when it is not (schedule exhausted, manual, gone). */
-  nextRetryAt: Date | null;
-  createdAt: Date;
+/**
+ * The outcome of one POST, to be written to the log, its delivery row and its endpoint: an
+ * attempt row but for its id and number (given when written). `nextRetryAt`: when a failed
+ * scheduled attempt is tried again; null when it is not (schedule exhausted, manual, gone).
+ */
+export interface AttemptRecord extends Omit<WebhookAttempt, 'id' | 'attempt'> {
   /** Made under the delivery's lease (scheduled, recover, test): the lease is released. A replay holds none. */
   leased: boolean;
   /** The response said the endpoint is gone (410): it is disabled. */
