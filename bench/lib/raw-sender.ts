@@ -4,15 +4,10 @@
  * IPC. Env: SINK_PORT, COUNT, IN_FLIGHT.
  */
 import nodemailer from 'nodemailer';
+import { runInLanes } from './lanes';
 import { SEND_BODY } from './workload';
 
-export interface RawSenderReport {
-  sent: number;
-  failed: number;
-  firstError?: string;
-  /** From the first sendMail() to the last answer, ms. */
-  ms: number;
-}
+export type { LanesReport as RawSenderReport } from './lanes';
 
 async function main(): Promise<void> {
   const count = Number(process.env.COUNT);
@@ -25,33 +20,16 @@ async function main(): Promise<void> {
     pool: true,
     maxConnections: 5,
   });
-  let next = 0;
-  let sent = 0;
-  let failed = 0;
-  let firstError: string | undefined;
-  const started = performance.now();
-  const lane = async () => {
-    while (next < count) {
-      next += 1;
-      try {
-        await transport.sendMail({
-          from: SEND_BODY.from,
-          to: SEND_BODY.to[0],
-          subject: SEND_BODY.subject,
-          html: SEND_BODY.html,
-          text: SEND_BODY.text,
-        });
-        sent += 1;
-      } catch (err) {
-        failed += 1;
-        firstError ??= err instanceof Error ? err.message : String(err);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, lane));
-  const ms = performance.now() - started;
+  const report = await runInLanes(count, inFlight, async () => {
+    await transport.sendMail({
+      from: SEND_BODY.from,
+      to: SEND_BODY.to[0],
+      subject: SEND_BODY.subject,
+      html: SEND_BODY.html,
+      text: SEND_BODY.text,
+    });
+  });
   transport.close();
-  const report: RawSenderReport = { sent, failed, ms, ...(firstError ? { firstError } : {}) };
   process.send?.(report, () => process.exit(0));
 }
 

@@ -4,6 +4,9 @@ import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
 
 // Attempt records per transaction.
 const MAX_RECORDS_PER_COMMIT = 500;
+// Outcomes are gathered this long before they are handed to the group commit (ms): each
+// statement then carries many, and posting never waits for them (a slot is freed at the answer).
+const RECORD_WINDOW_MS = 10;
 // Deliveries claimed per statement.
 const MAX_CLAIM = 500;
 // Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
@@ -66,6 +69,8 @@ interface EndpointState {
  */
 export class DeliveryRunner {
   private readonly endpoints = new Map<string, EndpointState>();
+  /** Endpoints with claimed deliveries that waited for the process-wide bound, in order. */
+  private readonly blocked = new Set<string>();
   private waitingCount = 0;
   /** Keys waiting, claimed or in flight here, so a duplicate job adds nothing. */
   private readonly known = new Set<string>();
@@ -75,6 +80,8 @@ export class DeliveryRunner {
   private pumpAgain = false;
   private stopping = false;
   private readonly records: GroupCommit<AttemptRecord>;
+  private gathered: { record: AttemptRecord; done: (err?: unknown) => void }[] = [];
+  private gatherTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
     this.records = new GroupCommit(async (records) => void (await recordAttempts(options.pool, records)), MAX_RECORDS_PER_COMMIT);
@@ -204,12 +211,43 @@ export class DeliveryRunner {
   private startReady(webhookId: string): void {
     const state = this.endpoints.get(webhookId);
     if (!state) return;
+    // Held back by the process-wide bound: started when any post ends (`startBlocked`).
+    if (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight >= this.options.maxInFlight) this.blocked.add(webhookId);
     while (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight < this.options.maxInFlight) {
       const target = state.ready.shift() as DeliveryTarget;
       state.posting++;
       this.inFlight++;
       const task = this.attempt(target, state).finally(() => this.running.delete(task));
       this.running.add(task);
+    }
+  }
+
+  /** Writes an outcome with those of the next RECORD_WINDOW_MS; resolves once it is committed. */
+  private record(record: AttemptRecord): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.gathered.push({ record, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      this.gatherTimer ??= setTimeout(() => {
+        this.gatherTimer = null;
+        const batch = this.gathered;
+        this.gathered = [];
+        this.records.submit(batch.map((b) => b.record)).then(
+          () => {
+            for (const b of batch) b.done();
+          },
+          (err: unknown) => {
+            for (const b of batch) b.done(err ?? new Error('recording attempts failed'));
+          },
+        );
+      }, RECORD_WINDOW_MS);
+    });
+  }
+
+  /** Starts what waited for the process-wide bound, oldest first, while there is room. */
+  private startBlocked(): void {
+    for (const webhookId of this.blocked) {
+      if (this.inFlight >= this.options.maxInFlight) return;
+      this.blocked.delete(webhookId);
+      this.startReady(webhookId);
     }
   }
 
@@ -222,13 +260,14 @@ export class DeliveryRunner {
       this.inFlight--;
       this.known.delete(keyOf(target));
       this.startReady(target.webhookId);
+      this.startBlocked();
       this.forget(target.webhookId, state);
       if (this.waitingCount > 0) this.pump();
     };
     try {
       const record = await attemptDelivery(this.options.deps, target, { leased: true });
       release();
-      await this.records.submit([record]);
+      await this.record(record);
       if (record.nextRetryAt) {
         await this.options.queue.enqueueDue([{ eventId: target.eventId, webhookId: target.webhookId, dueAt: record.nextRetryAt }]).catch((err: unknown) => {
           this.options.logger.warn({ err, eventId: target.eventId, webhookId: target.webhookId }, 'retry not enqueued; the reconciler will find it');

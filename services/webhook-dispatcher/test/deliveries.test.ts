@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { createRedis, EventQueue, loadConfig, WebhookQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
+import { createPool, inTransaction, type Pool, recordAttempts } from '@mailroom/db';
 import { createWebhookDeliverer, requestRecovery, type WebhookDeliverer } from '@mailroom/webhooks';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
@@ -51,6 +51,7 @@ describe('the webhook dispatcher', () => {
         WEBHOOK_TIMEOUT_SECONDS: '2',
         LEASE_SECONDS: '2',
         RECONCILE_INTERVAL_SECONDS: '1',
+        OPS_PORT: '0',
       }),
     );
     await redis.connect();
@@ -181,6 +182,39 @@ describe('the webhook dispatcher', () => {
     expect(receiver.forEvent(stopped)).toHaveLength(0);
   });
 
+  test('when an endpoint has failed for five days without a success, then its next failure disables it as failing, and the reconciler disables one with no attempt', async () => {
+    const attempted = await createEndpoint(pool, projectId, { url: urlFor('failing'), events: [] });
+    const idle = await createEndpoint(pool, projectId, { url: urlFor('idle'), events: [] });
+    const recent = await createEndpoint(pool, projectId, { url: urlFor('recent'), events: [] });
+    const [eventId] = await appendTestEvents(pool, projectId, [{ type: 'email.opened' }]);
+    // In one transaction, so the scheduled reconciler cannot disable it first: the failure does.
+    const disabledByFailure = await inTransaction(pool, async (client) => {
+      await client.query({ text: `UPDATE webhooks SET failing_since = now() - interval '5 days 1 hour' WHERE id = $1`, values: [attempted.id] });
+      await client.query({ text: 'INSERT INTO webhook_deliveries (event_id, webhook_id, project_id) VALUES ($1, $2, $3)', values: [eventId, attempted.id, projectId] });
+      const [row] = await recordAttempts(client, [
+        {
+          eventId: eventId!, webhookId: attempted.id, eventType: 'email.opened', trigger: 'scheduled', url: urlFor('failing'), responseStatus: 500,
+          responseBody: null, durationMs: 3, error: 'HTTP 500.', success: false, nextRetryAt: new Date(Date.now() + 1_000), createdAt: new Date(), leased: true, gone: false,
+        },
+      ]);
+      expect(row).toMatchObject({ attempt: 1, success: false });
+      return (await client.query<{ enabled: boolean; disabled_reason: string | null }>({ text: 'SELECT enabled, disabled_reason FROM webhooks WHERE id = $1', values: [attempted.id] })).rows[0];
+    });
+    expect(disabledByFailure).toEqual({ enabled: false, disabled_reason: 'failing' });
+
+    await pool.query({ text: `UPDATE webhooks SET failing_since = now() - interval '5 days 1 hour' WHERE id = $1`, values: [idle.id] });
+    await pool.query({ text: `UPDATE webhooks SET failing_since = now() - interval '4 days' WHERE id = $1`, values: [recent.id] });
+    // No event reaches it: only the reconciler (scheduled every second, and run here) disables it.
+    await dispatcher.reconcile();
+    expect(await endpoint(idle.id)).toEqual({ enabled: false, disabled_reason: 'failing' });
+    expect(await endpoint(recent.id)).toEqual({ enabled: true, disabled_reason: null });
+    // The disabled endpoint's retry stops without another attempt.
+    await webhookQueue.enqueueDue([{ eventId: eventId!, webhookId: attempted.id, dueAt: new Date(Date.now() + 1_000) }]);
+    await until(async () => (await delivery(attempted.id, eventId!))?.state === 'failed', 10_000, 'the retry to stop');
+    expect(await attempts(attempted.id, eventId)).toHaveLength(1);
+    expect(receiver.requests.filter((r) => r.url.endsWith('?failing'))).toHaveLength(0);
+  });
+
   test('when endpoints filter by type, by route, belong to another project or were created after the event, then only the subscribers receive it', async () => {
     const other = await createProject(pool);
     const route = await createRoute(pool, projectId);
@@ -217,7 +251,8 @@ describe('the webhook dispatcher', () => {
         : { status: 200, body: 'x'.repeat(100_000) };
     const redirected = await createEndpoint(pool, projectId, { url: urlFor('redirect'), events: ['email.sent'] });
     const large = await createEndpoint(pool, projectId, { url: urlFor('large'), events: ['email.delivery_delayed'] });
-    const before = receiver.requests.length;
+    const tagged = () => receiver.requests.filter((r) => /\?(redirect|large)$/.test(r.url)).length;
+    const before = tagged();
     const [sent, delayed] = await emit([{ type: 'email.sent' }, { type: 'email.delivery_delayed' }]);
     await until(async () => (await attempts(redirected.id, sent)).length === 3 && (await attempts(large.id, delayed)).length === 1, 15_000, 'the attempts');
 
@@ -228,7 +263,7 @@ describe('the webhook dispatcher', () => {
     expect(big).toMatchObject({ success: true, response_status: 200 });
     expect(big!.response_body).toBe('x'.repeat(4096));
     // Three posts of the redirected event and one of the other; nobody followed the Location.
-    expect(receiver.requests.length - before).toBe(4);
+    expect(tagged() - before).toBe(4);
   });
 
   test('when a failed delivery is replayed after the receiver is fixed, then a manual attempt with the next number succeeds and nothing more is scheduled', async () => {
@@ -269,7 +304,8 @@ describe('the webhook dispatcher', () => {
     const ids = await emit(Array.from({ length: 5 }, () => ({ type: 'email.delivery_delayed' })));
     await until(async () => (await Promise.all(ids.map((e) => delivery(id, e)))).every((d) => d?.state === 'failed'), 20_000, 'every delivery to fail');
     receiver.answer = () => ({ status: 200 });
-    const before = receiver.requests.length;
+    const toRecover = () => receiver.requests.filter((r) => r.url.endsWith('?recover')).length;
+    const before = toRecover();
 
     expect(await requestRecovery(pool, { projectId: await createProject(pool), webhookId: id, since })).toBe(0);
     expect(await requestRecovery(pool, { projectId, webhookId: id, since })).toBe(5);
@@ -284,7 +320,13 @@ describe('the webhook dispatcher', () => {
         [4, 'manual', true],
       ]);
     }
-    expect(receiver.requests.length - before).toBe(5);
+    expect(toRecover() - before).toBe(5);
+  });
+
+  test('when OPS_PORT is set, then the dispatcher answers /healthz and /readyz', async () => {
+    expect(dispatcher.opsUrl).toBeDefined();
+    expect((await fetch(`${dispatcher.opsUrl}/healthz`)).status).toBe(200);
+    expect((await fetch(`${dispatcher.opsUrl}/readyz`)).status).toBe(200);
   });
 
   test('when deliveries were made, then no secret appears in the logs or the attempt log', async () => {

@@ -1,8 +1,11 @@
-import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
+import { randomBytes } from 'node:crypto';
+import { createRedis, EventQueue, loadConfig, WebhookQueue } from '@mailroom/core';
+import { createPool, fanOutEvents, type Pool } from '@mailroom/db';
+import { createAttemptDeps } from '@mailroom/webhooks';
 import { createTestDatabase } from '../../../test/support/databases';
 import { DnsServer } from '../../../test/support/dns-server';
-import { testEnv } from '../../../test/support/gateway';
+import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { DeliveryRunner } from '../src/delivery-runner';
 import { startDispatcher } from '../src/start-dispatcher';
 import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
 
@@ -115,5 +118,48 @@ describe('an endpoint that never answers', () => {
     expect(hanging.maxOpen).toBe(2);
     expect(healthy.requests).toHaveLength(ids.length);
     await until(() => setup.dispatcher.runner.active === 2, 5_000, 'the healthy posts to finish');
+  });
+});
+
+describe('the process-wide bound on posts', () => {
+  const receiver = new Receiver();
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let pool: Pool;
+  const redis = createRedis('redis://127.0.0.1:6379', 'request');
+  let queue: WebhookQueue;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('whbound');
+    pool = createPool(database.url, 4);
+    await redis.connect();
+    queue = new WebhookQueue(redis, `mrtest-${randomBytes(4).toString('hex')}`);
+    receiver.delayMs = 20;
+    await receiver.start();
+  });
+  afterAll(async () => {
+    await queue.close();
+    redis.disconnect();
+    await receiver.stop();
+    await pool.end();
+    await database.drop();
+  });
+
+  test('when more endpoints have claimed deliveries than the process may post at once, then every one is posted as others end', async () => {
+    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
+    const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
+    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 2, maxInFlight: 3, leaseSeconds: 60, claimAhead: 4 });
+    const projectId = await createProject(pool);
+    for (let i = 0; i < 5; i++) await createEndpoint(pool, projectId, { url: `${receiver.url}?endpoint=${i}`, events: ['email.delivered'] });
+    await appendTestEvents(pool, projectId, Array.from({ length: 6 }, () => ({ type: 'email.delivered' })));
+    await until(async () => (await fanOutEvents(pool, 100)).events === 0 && (await pool.query({ text: 'SELECT 1 FROM webhook_deliveries' })).rows.length === 30, 10_000, 'the fan-out');
+    const { rows } = await pool.query<{ event_id: string; webhook_id: string }>({ text: 'SELECT event_id, webhook_id FROM webhook_deliveries' });
+
+    await runner.run(rows.map((r) => ({ eventId: r.event_id, webhookId: r.webhook_id })));
+    await until(() => receiver.requests.length === 30, 20_000, 'all 30 posts');
+    await runner.drain();
+    expect(receiver.maxOpen).toBeLessThanOrEqual(3);
+    const states = await pool.query<{ state: string; n: string }>({ text: 'SELECT state, count(*) AS n FROM webhook_deliveries GROUP BY state' });
+    expect(states.rows).toEqual([{ state: 'succeeded', n: '30' }]);
+    await deps.client.close();
   });
 });

@@ -10,6 +10,8 @@ import { TEST_SECRET_KEY } from '../../../test/support/gateway';
 
 /** One request a receiver got. */
 export interface ReceivedRequest {
+  /** Path and query, e.g. `/hook?recover`. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
@@ -46,7 +48,7 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        const request = { url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
         this.requests.push(request);
         this.open++;
         this.maxOpen = Math.max(this.maxOpen, this.open);
