@@ -90,6 +90,14 @@ export class BenchDatabase {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** The server processes of the other connections to the bench database (the services' pools). */
+  async backendPids(): Promise<number[]> {
+    const { rows } = await this.client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+    );
+    return rows.map((r) => r.pid);
+  }
+
   async clearReceived(): Promise<void> {
     await this.client.query('TRUNCATE received_emails CASCADE');
   }
