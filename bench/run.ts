@@ -257,7 +257,7 @@ async function measureReceiveCpu(server: RunningServer & { port: number }, to: s
 async function runReceive(db: BenchDatabase): Promise<void> {
   const { connections, warmupSeconds, durationSeconds } = settings.receive;
   const to = 'support@bench.test';
-  log(`\n── receive: ~5 KB messages over SMTP, ${connections} reused connections (MAIL/RCPT/DATA pipelined), ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
+  log(`\n── receive: ~4 KB messages over SMTP, ${connections} reused connections (MAIL/RCPT/DATA pipelined), ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
   log('  baseline: bare smtp-server that reads and discards; mailroom: the real MX (INBOUND_ROLE=smtp), each message committed to PostgreSQL before its 250');
   await db.seedRoute(to);
   // Authentication after the 250 asks DNS; a local server that answers at once (NXDOMAIN)

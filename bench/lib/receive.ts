@@ -17,7 +17,7 @@ export interface ReceiveResult {
   firstError?: string;
 }
 
-/** A realistic small message (~5 KB): headers as a mail client writes them, a text and an HTML part. */
+/** A realistic small message (3,835 bytes): headers as a mail client writes them, a text and an HTML part. */
 export function benchMessage(to: string): Buffer {
   const paragraph = 'Thanks for getting back to me. I looked at the numbers you sent and they line up with what we saw last quarter; ';
   const text = Array.from({ length: 14 }, () => paragraph).join('\r\n');
