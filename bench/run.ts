@@ -5,8 +5,11 @@
  *   accept   POST /emails answered 2xx per second: bare express 5 vs the real gateway
  *   deliver  messages per second into a local SMTP sink: raw pooled nodemailer vs gateway-queued emails sent by the real sender
  *   receive  messages accepted (250) per second over SMTP, 10 reused connections: a bare smtp-server that discards vs the real MX storing each message
+ *   track    open pixel and click redirect answers per second: a bare node:http server answering the same bytes vs the real tracking service
+ *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
+ *            then the fan-out of each event to 10 endpoints
  *
- * Scenarios: `pnpm bench [scenario…]`, or all three. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
+ * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
  * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway, sender, MX and bare smtp sink to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
@@ -26,9 +29,22 @@ import { REPOSITORY_ROOT } from './lib/paths';
 import { killAllNow, stopAll } from './lib/processes';
 import { deleteRedisKeys } from './lib/redis-keys';
 import { describeMachine, RESULTS_DIR, writeResults } from './lib/results';
-import { type BenchEnvironment, type RunningServer, startBareExpress, startBareSmtpSink, startGateway, startInboundProcessing, startInboundSmtp } from './lib/services';
+import {
+  type BenchEnvironment,
+  type RunningServer,
+  startBareExpress,
+  startBareSmtpSink,
+  startBareTracking,
+  startGateway,
+  startInboundProcessing,
+  startInboundSmtp,
+  startTracking,
+} from './lib/services';
+import { benchTokens, measureTrack, TRACKED_LINK, type TrackSettings } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
+import { WebhookReceiver } from './lib/webhook-receiver';
+import { measureWebhooksBaseline, measureWebhooksOurs, type WebhooksSample } from './lib/webhooks';
 
 const TARGET = 0.5;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailroom_bench';
@@ -43,7 +59,7 @@ function setting(name: string, fallback: number): number {
 
 const settings = {
   // `pnpm bench receive` (arguments) or BENCH_SCENARIOS=receive: the scenarios to run.
-  scenarios: (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive')).split(',').map((s) => s.trim()),
+  scenarios: (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks')).split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -61,6 +77,19 @@ const settings = {
     durationSeconds: setting('BENCH_DURATION', 10),
     warmupSeconds: setting('BENCH_WARMUP', 2),
   } satisfies ReceiveSettings,
+  track: {
+    connections: setting('BENCH_CONNECTIONS', 50),
+    durationSeconds: setting('BENCH_DURATION', 10),
+    warmupSeconds: setting('BENCH_WARMUP', 2),
+  } satisfies TrackSettings,
+  webhooks: {
+    events: setting('BENCH_WEBHOOK_EVENTS', 3000),
+    // The dispatcher's default WEBHOOK_CONCURRENCY_PER_ENDPOINT: the baseline gets as many.
+    inFlight: 10,
+    fanOutEndpoints: 10,
+    timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
+    pollMs: 100,
+  },
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
@@ -68,7 +97,13 @@ const settings = {
 
 const runId = randomBytes(4).toString('hex');
 const cpuProfileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`];
-const prefixes = { accept: `mailroom-bench-${runId}-accept`, deliver: `mailroom-bench-${runId}-deliver`, receive: `mailroom-bench-${runId}-receive` };
+const prefixes = {
+  accept: `mailroom-bench-${runId}-accept`,
+  deliver: `mailroom-bench-${runId}-deliver`,
+  receive: `mailroom-bench-${runId}-receive`,
+  track: `mailroom-bench-${runId}-track`,
+  webhooks: `mailroom-bench-${runId}-webhooks`,
+};
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
   redisUrl: REDIS_URL,
@@ -111,6 +146,8 @@ interface ScenarioResult {
   notes: string[];
   /** receive only: how fast the backlog is parsed after the 250s. */
   parsed?: { perSecond: number; processed: number; seconds: number };
+  /** webhooks only: each event to 10 endpoints. */
+  fanOut?: { samples: WebhooksSample[]; median: number; ratio: number | undefined };
 }
 
 const results: Record<string, ScenarioResult> = {};
@@ -309,6 +346,121 @@ async function runReceive(db: BenchDatabase): Promise<void> {
   results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes, parsed };
 }
 
+/**
+ * Pixel and redirect answers per second, bare node:http (same bytes, no token, no event) then
+ * the real tracking service, alternating; then the service is stopped (SIGTERM writes its
+ * buffer) and every answer it gave must be an event in PostgreSQL.
+ */
+async function runTrack(db: BenchDatabase): Promise<void> {
+  const { connections, warmupSeconds, durationSeconds } = settings.track;
+  log(`\n── track: GET /o/<token> (200, 43-byte GIF) and /c/<token> (302), ${connections} connections, ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
+  const seeded = benchTokens(env.secretKey);
+  await db.seedTrackedEmail(seeded.emailId, seeded.recipientId);
+  const bare = await startBareTracking(TRACKED_LINK, settings.verbose);
+  const tracking = await startTracking(env, prefixes.track);
+  log(`bare node:http up in ${fmt(bare.startupMs)} ms, tracking up in ${fmt(tracking.startupMs)} ms`);
+  const routes = [
+    { name: 'pixel', path: `/o/${seeded.open}`, expect: '2xx' as const },
+    { name: 'redirect', path: `/c/${seeded.click}`, expect: '3xx' as const },
+  ];
+  const samples: Record<string, { baseline: LoadResult[]; ours: LoadResult[] }> = { pixel: { baseline: [], ours: [] }, redirect: { baseline: [], ours: [] } };
+  const notes: string[] = [];
+  try {
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      for (const route of routes) {
+        const b = await measureTrack(bare, route.path, route.expect, settings.track);
+        samples[route.name]!.baseline.push(b);
+        log(`  ${`bare ${route.name}`.padEnd(18)} ${describeLoad(b)}`);
+        const o = await measureTrack(tracking, route.path, route.expect, settings.track);
+        samples[route.name]!.ours.push(o);
+        log(`  ${`mailroom ${route.name}`.padEnd(18)} ${describeLoad(o)}`);
+      }
+    }
+  } finally {
+    await Promise.all([bare.child.stop(), tracking.child.stop()]);
+    await deleteRedisKeys(REDIS_URL, prefixes.track);
+  }
+  const answered = (name: string) => samples[name]!.ours.reduce((sum, r) => sum + r.ok + r.warmupOk, 0);
+  const found = await db.countEngagement(seeded.emailId);
+  log(`  in PostgreSQL after SIGTERM: ${fmt(found.opens)} email.opened for ${fmt(answered('pixel'))} pixels answered, ${fmt(found.clicks)} email.clicked for ${fmt(answered('redirect'))} redirects answered`);
+  // Requests cut off at the end of a measurement were served (and recorded) but not counted by the client: at least as many, never fewer.
+  if (found.opens < answered('pixel') || found.clicks < answered('redirect')) notes.push(`events missing in PostgreSQL: ${JSON.stringify(found)} for ${answered('pixel')} pixels and ${answered('redirect')} redirects answered`);
+  await db.clearEmails();
+  for (const route of routes) {
+    const b = median(samples[route.name]!.baseline.map((r) => r.okPerSecond));
+    const o = median(samples[route.name]!.ours.map((r) => r.okPerSecond));
+    const ratio = b > 0 ? o / b : undefined;
+    const missing = notes.length > 0;
+    results[`track-${route.name}`] = {
+      baseline: { samples: samples[route.name]!.baseline, median: b },
+      ours: { samples: samples[route.name]!.ours, median: o },
+      ratio: missing ? 0 : ratio,
+      target: TARGET,
+      verdict: missing ? 'MISSED' : verdictOf(ratio, TARGET),
+      notes: route.name === 'pixel' ? notes : [],
+    };
+  }
+}
+
+function describeWebhooks(w: WebhooksSample): string {
+  const ours = w.succeeded === undefined ? '' : `; ${w.succeeded} succeeded in PostgreSQL; startup ${fmt(w.startupSeconds ?? 0, 2)} s`;
+  return `${fmt(w.perSecond)} deliveries/s  (${w.received} at the receiver in ${fmt(w.seconds, 2)} s${ours})`;
+}
+
+async function runWebhooks(db: BenchDatabase): Promise<void> {
+  const { events, inFlight, fanOutEndpoints, timeoutSeconds, pollMs } = settings.webhooks;
+  log(`\n── webhooks: ${events} events to a local node:http receiver; raw undici (${inFlight} in flight) vs the real dispatcher from the outbox to a 2xx`);
+  log('  clock: from the receiver\'s first request of the round until all are done (ours: seen "succeeded" in PostgreSQL, polled every 100 ms)');
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  const baseline: WebhooksSample[] = [];
+  const ours: WebhooksSample[] = [];
+  const fanOut: WebhooksSample[] = [];
+  const notes: string[] = [];
+  const timeoutMs = timeoutSeconds * 1000;
+  try {
+    await db.createWebhooks(1, receiver.url, env.secretKey);
+    for (let round = 1; round <= settings.rounds; round++) {
+      log(` round ${round}/${settings.rounds}`);
+      const b = await measureWebhooksBaseline(receiver, events, inFlight, settings.verbose, timeoutMs);
+      baseline.push(b);
+      log(`  ${'raw'.padEnd(10)} ${describeWebhooks(b)}`);
+      if (b.error) notes.push(`raw round ${round}: ${b.error}`);
+      const o = await measureWebhooksOurs({ env, queuePrefix: prefixes.webhooks, db, receiver, events, endpoints: 1, pollMs, timeoutMs });
+      ours.push(o);
+      log(`  ${'mailroom'.padEnd(10)} ${describeWebhooks(o)}`);
+      if (o.error) notes.push(`mailroom round ${round}: ${o.error}`);
+    }
+    // Fan-out: each event to 10 endpoints (same receiver), events / 10 of them per round.
+    await db.clearWebhooks();
+    await db.createWebhooks(fanOutEndpoints, receiver.url, env.secretKey);
+    for (let round = 1; round <= settings.rounds; round++) {
+      const f = await measureWebhooksOurs({ env, queuePrefix: prefixes.webhooks, db, receiver, events: Math.ceil(events / fanOutEndpoints), endpoints: fanOutEndpoints, pollMs, timeoutMs });
+      fanOut.push(f);
+      log(`  fan-out ×${fanOutEndpoints} round ${round}: ${describeWebhooks(f)}`);
+      if (f.error) notes.push(`fan-out round ${round}: ${f.error}`);
+    }
+  } finally {
+    await receiver.close();
+    await deleteRedisKeys(REDIS_URL, prefixes.webhooks);
+    await db.clearWebhooks();
+  }
+  const b = median(baseline.map((r) => r.perSecond));
+  const o = median(ours.map((r) => r.perSecond));
+  const f = median(fanOut.map((r) => r.perSecond));
+  const ratio = b > 0 ? o / b : undefined;
+  results.webhooks = {
+    baseline: { samples: baseline, median: b },
+    ours: { samples: ours, median: o },
+    ratio,
+    target: TARGET,
+    verdict: verdictOf(ratio, TARGET),
+    notes,
+    fanOut: { samples: fanOut, median: f, ratio: b > 0 ? f / b : undefined },
+  };
+}
+
 interface ParseResult {
   perSecond: number;
   processed: number;
@@ -349,6 +501,8 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('accept')) await runAccept(db);
     if (settings.scenarios.includes('deliver')) await runDeliver(db);
     if (settings.scenarios.includes('receive')) await runReceive(db);
+    if (settings.scenarios.includes('track')) await runTrack(db);
+    if (settings.scenarios.includes('webhooks')) await runWebhooks(db);
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -366,6 +520,15 @@ async function main(): Promise<void> {
   if (results.receive) {
     const r = results.receive;
     rows.push({ scenario: 'receive', baseline: `${rate(r.baseline.median, 'msg/s')} (bare)`, ours: rate(r.ours.median, 'msg/s'), ratio: r.ratio, target: r.target, verdict: verdictOf(r.ratio, r.target) });
+  }
+  for (const name of ['track-pixel', 'track-redirect']) {
+    const t = results[name];
+    if (t) rows.push({ scenario: name, baseline: `${rate(t.baseline.median, 'req/s')} (bare)`, ours: rate(t.ours.median, 'req/s'), ratio: t.ratio, target: t.target, verdict: verdictOf(t.ratio, t.target) });
+  }
+  if (results.webhooks) {
+    const w = results.webhooks;
+    rows.push({ scenario: 'webhooks', baseline: `${rate(w.baseline.median, 'req/s')} (raw)`, ours: rate(w.ours.median, 'deliveries/s'), ratio: w.ratio, target: w.target, verdict: verdictOf(w.ratio, w.target) });
+    if (w.fanOut) log(`\nwebhooks fan-out (each event to ${settings.webhooks.fanOutEndpoints} endpoints): median ${rate(w.fanOut.median, 'deliveries/s')}, ${w.fanOut.ratio?.toFixed(2) ?? '—'} of raw undici`);
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

@@ -6,7 +6,7 @@ const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SCRIPTS = Object.keys((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
 const SERVICES = readdirSync(join(ROOT, 'services'));
 // pnpm's own commands that the README may name.
-const PNPM_COMMANDS = new Set(['install', 'add', 'run']);
+const PNPM_COMMANDS = new Set(['install', 'add', 'run', 'pack']);
 
 describe('the README', () => {
   test('when it names a file or folder of this repository, then it exists', () => {

@@ -6,6 +6,7 @@ import { type AddressInfo, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
+import { freePort } from '../scripts/lib/free-port';
 import { STOP_TIMEOUT_MS } from '../scripts/lib/supervisor';
 import { createTestDatabase, databaseUrl, dropDatabase, withAdminClient } from './support/databases';
 
@@ -55,16 +56,6 @@ class StartProcess {
       await sleep(100);
     }
   }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
 }
 
 async function portIsFree(port: number): Promise<boolean> {

@@ -1,3 +1,4 @@
+import { deriveKey, encryptSecret, newId } from '@mailroom/core';
 import { Client } from 'pg';
 import { migrateDatabase } from '../../packages/db/src/migrate';
 
@@ -98,8 +99,66 @@ export class BenchDatabase {
     return rows.map((r) => r.pid);
   }
 
+  /** An email with one recipient to track (the track scenario's tokens name them). */
+  async seedTrackedEmail(emailId: string, recipientId: string): Promise<void> {
+    await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");
+    await this.client.query(
+      `INSERT INTO emails (id, project_id, from_header, from_address, "to", cc, bcc, reply_to, subject, html, track_opens, track_clicks, message_id, status, updated_at)
+       VALUES ($1, 'proj_01JBENCH000000000000000000', 'a@bench.test', 'a@bench.test', '{r@bench.test}', '{}', '{}', '{}', 'Tracked', '<p>x</p>', true, true, $1 || '@bench.test', 'delivered', now())`,
+      [emailId],
+    );
+    await this.client.query("INSERT INTO email_recipients (id, email_id, address, kind, status, updated_at) VALUES ($1, $2, 'r@bench.test', 'to', 'delivered', now())", [recipientId, emailId]);
+  }
+
+  /** email.opened and email.clicked events of one email. */
+  async countEngagement(emailId: string): Promise<{ opens: number; clicks: number }> {
+    const { rows } = await this.client.query<{ type: string; n: string }>('SELECT type, count(*) AS n FROM email_events WHERE email_id = $1 GROUP BY type', [emailId]);
+    const n = (type: string) => Number(rows.find((r) => r.type === type)?.n ?? 0);
+    return { opens: n('email.opened'), clicks: n('email.clicked') };
+  }
+
   async clearReceived(): Promise<void> {
     await this.client.query('TRUNCATE received_emails CASCADE');
+  }
+
+  /**
+   * `count` webhook endpoints of the bench project subscribed to `email.delivered`, all posting
+   * to `url` (each with its own query string), their secrets sealed as the gateway seals them.
+   */
+  async createWebhooks(count: number, url: string, masterSecret: string): Promise<string[]> {
+    await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");
+    const key = deriveKey(masterSecret, 'encryption');
+    const ids = Array.from({ length: count }, () => newId('webhook'));
+    for (const [i, id] of ids.entries()) {
+      const secret = `whsec_${Buffer.from(newId('webhook')).toString('base64')}`;
+      await this.client.query(
+        `INSERT INTO webhooks (id, project_id, url, events, secret_ciphertext, updated_at)
+         VALUES ($1, 'proj_01JBENCH000000000000000000', $2, '{email.delivered}', $3, now())`,
+        [id, `${url}?endpoint=${i}`, encryptSecret(key, secret)],
+      );
+    }
+    return ids;
+  }
+
+  /** Appends `count` `email.delivered` events to the outbox in one statement, as a producer would. */
+  async appendEvents(count: number, data: object): Promise<void> {
+    const ids = Array.from({ length: count }, () => newId('event'));
+    await this.client.query(
+      `INSERT INTO email_events (id, project_id, received_email_id, type, data)
+       SELECT id, 'proj_01JBENCH000000000000000000', 'inb_bench', 'email.delivered', $2::jsonb FROM unnest($1::text[]) WITH ORDINALITY AS e(id, n) ORDER BY n`,
+      [ids, JSON.stringify(data)],
+    );
+  }
+
+  async countSucceededDeliveries(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'succeeded'");
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /** Endpoints, deliveries, attempts and the events they came from. */
+  async clearWebhooks(): Promise<void> {
+    await this.client.query("TRUNCATE webhooks, webhook_deliveries, webhook_attempts CASCADE");
+    await this.client.query("DELETE FROM email_events WHERE received_email_id = 'inb_bench'");
   }
 
   close(): Promise<void> {

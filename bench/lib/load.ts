@@ -10,12 +10,16 @@ export interface LoadOptions {
   durationSeconds: number;
   /** Seconds of the same load before measuring, not counted. */
   warmupSeconds: number;
+  /** The answers that count as served (default 2xx; a redirect's are 3xx). */
+  expect?: '2xx' | '3xx';
 }
 
 export interface LoadResult {
-  /** 2xx answers per second over the measured run. */
+  /** Expected answers (2xx, or 3xx) per second over the measured run. */
   okPerSecond: number;
   ok: number;
+  /** Expected answers during the warm-up. */
+  warmupOk: number;
   non2xx: number;
   /** Socket errors (includes timeouts). */
   errors: number;
@@ -41,7 +45,8 @@ function once(options: LoadOptions, seconds: number, onError?: (status: number, 
         body: options.body,
         // Given for every run so both sides pay the same cost of reading bodies.
         onResponse: (status: number, body: string) => {
-          if ((status < 200 || status > 299) && onError) onError(status, body);
+          const first = options.expect === '3xx' ? 300 : 200;
+          if ((status < first || status > first + 99) && onError) onError(status, body);
         },
       },
     ],
@@ -50,17 +55,18 @@ function once(options: LoadOptions, seconds: number, onError?: (status: number, 
 
 /** Warm-up, then one measured autocannon run in this process. Only 2xx answers count. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (options.warmupSeconds > 0) await once(options, options.warmupSeconds);
+  const warmup = options.warmupSeconds > 0 ? await once(options, options.warmupSeconds) : undefined;
   let firstError: { status: number; body: string } | undefined;
   const result = await once(options, options.durationSeconds, (status, body) => {
     firstError ??= { status, body: body.slice(0, 2_000) };
   });
-  const ok = result['2xx'];
+  const ok = result[options.expect ?? '2xx'];
   const seconds = result.duration;
   return {
     okPerSecond: seconds > 0 ? ok / seconds : 0,
     ok,
-    non2xx: result.non2xx,
+    warmupOk: warmup ? warmup[options.expect ?? '2xx'] : 0,
+    non2xx: result.non2xx - (options.expect === '3xx' ? result['3xx'] : 0),
     errors: result.errors,
     timeouts: result.timeouts,
     seconds,

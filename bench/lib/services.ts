@@ -58,6 +58,26 @@ export function startSender(env: BenchEnvironment, queuePrefix: string, sinkPort
   });
 }
 
+/** The real webhook dispatcher: `node --import tsx services/webhook-dispatcher/src/main.ts`; the receiver is on loopback. */
+export function startDispatcher(env: BenchEnvironment, queuePrefix: string): Child {
+  return spawnTs('webhook-dispatcher', {
+    script: 'services/webhook-dispatcher/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), ALLOW_PRIVATE_NETWORKS: 'true' },
+  });
+}
+
+/** The webhooks baseline: raw undici in its own process; see raw-webhooks.ts. */
+export function startRawWebhooks(url: string, count: number, inFlight: number, echo: boolean): Child {
+  return spawnTs('raw-undici', {
+    script: path.join('bench', 'lib', 'raw-webhooks.ts'),
+    echo,
+    ipc: true,
+    env: { URL: url, COUNT: String(count), IN_FLIGHT: String(inFlight) },
+  });
+}
+
 /** The accept baseline: a bare express 5 app in its own process. */
 export async function startBareExpress(echo: boolean): Promise<RunningServer> {
   const port = await freePort();
@@ -109,4 +129,25 @@ export async function startBareSmtpSink(echo: boolean, nodeFlags: string[] = [])
   const child = spawnTs('bare-smtp-sink', { script: path.join('bench', 'lib', 'bare-smtp-sink.ts'), nodeFlags, echo, env: { PORT: String(port) } });
   const startupMs = await waitForPort(child, port);
   return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
+}
+
+/** The real tracking service: `node --import tsx services/tracking/src/main.ts`, ready once its port accepts connections. */
+export async function startTracking(env: BenchEnvironment, queuePrefix: string): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('tracking', {
+    script: 'services/tracking/src/main.ts',
+    nodeFlags: env.nodeFlags,
+    echo: env.echo,
+    env: { ...mailroomEnv(env, queuePrefix), TRACKING_PORT: String(port), TRACKING_BASE_URL: `http://127.0.0.1:${port}` },
+  });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
+}
+
+/** The tracking baseline: a bare node:http server answering the same bytes; see bare-tracking.ts. */
+export async function startBareTracking(location: string, echo: boolean): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawnTs('bare-tracking', { script: path.join('bench', 'lib', 'bare-tracking.ts'), echo, env: { PORT: String(port), LOCATION: location } });
+  const startupMs = await waitForPort(child, port);
+  return { child, url: `http://127.0.0.1:${port}`, startupMs };
 }

@@ -4,17 +4,27 @@ import type { AddressInfo } from 'node:net';
 
 /**
  * A TCP proxy in front of a real server, so a test can cut one service off (as if it were down)
- * without touching the server other tests share.
+ * without touching the server other tests share. With `dropResponses: n`, the first n
+ * connections are cut as their response starts to come back: the server did the work, the
+ * client never hears of it.
  */
 export class TcpProxy {
   private server: Server | null = null;
   private readonly sockets = new Set<Socket>();
   port = 0;
+  /** Connections accepted, and responses dropped. */
+  connections = 0;
+  dropped = 0;
 
-  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+    private readonly options: { dropResponses?: number } = {},
+  ) {}
 
   async start(): Promise<this> {
     const server = createServer((client) => {
+      this.connections++;
       const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
       for (const s of [client, upstream]) {
         this.sockets.add(s);
@@ -24,7 +34,16 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
-      client.pipe(upstream).pipe(client);
+      if (this.connections > (this.options.dropResponses ?? 0)) {
+        client.pipe(upstream).pipe(client);
+        return;
+      }
+      client.pipe(upstream);
+      upstream.once('data', () => {
+        this.dropped++;
+        client.destroy();
+        upstream.destroy();
+      });
     });
     server.listen(this.port, '127.0.0.1');
     await once(server, 'listening');

@@ -31,6 +31,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
   SMTP_RETRY_SCHEDULE: SCHEDULE,
   WEBHOOK_TIMEOUT_SECONDS: 'a whole number of seconds, at least 1',
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: 'a whole number from 1 to 1000',
   LEASE_SECONDS: 'a whole number of seconds, at least 1',
   RECONCILE_INTERVAL_SECONDS: 'a whole number of seconds, at least 1',
   RATE_LIMIT_PER_SECOND: 'a whole number of requests per second (0 turns the limit off)',
@@ -48,6 +49,12 @@ export const EXPECTED_VALUES: Record<string, string> = {
   INBOUND_CONCURRENCY: 'a whole number from 1 to 100',
   INBOUND_ROLE: 'one of all, smtp, processing',
   OPS_PORT: PORT,
+  DOMAIN_MX_HOST: 'a host name, such as mx.mail.example.com',
+  DOMAIN_SPF_MECHANISMS: 'SPF mechanisms separated by spaces, such as "ip4:192.0.2.10 include:_spf.example.net"',
+  RETURN_PATH_LABEL: 'one DNS label (letters, digits, hyphens), such as bounces',
+  REQUIRE_VERIFIED_DOMAINS: BOOLEAN,
+  TRACKING_MIN_CLICK_SECONDS: 'a whole number of seconds from 0 to 3600',
+  TRACKING_TRUST_PROXY: BOOLEAN,
 };
 
 // Never echoed, not even in part.

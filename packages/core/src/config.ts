@@ -46,6 +46,21 @@ function isDnsServer(server: string): boolean {
   return isIP(match[1]!) !== 0 && Number(match[2]) <= 65535;
 }
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((u) => u.replace(/\/+$/, ''));
+// A DNS host name (letters, digits, hyphens, dots), as published in an MX record.
+const hostName = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(?:\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?$/)
+  .transform((h) => h.replace(/\.$/, ''));
+// SPF mechanisms (RFC 7208 §5) other than all: ip4:, ip6:, a, mx, include:, exists:, with a qualifier.
+const SPF_MECHANISM = /^[+?~-]?(?:ip4:[0-9.]+(?:\/\d{1,2})?|ip6:[0-9a-f:.]+(?:\/\d{1,3})?|a(?::[^\s:]+)?|mx(?::[^\s:]+)?|include:[^\s:]+|exists:[^\s:]+)$/i;
+const spfMechanisms = z
+  .string()
+  .trim()
+  .transform((s) => s.split(/\s+/).filter(Boolean))
+  .refine((parts) => parts.length > 0 && parts.length <= 10 && parts.every((p) => SPF_MECHANISM.test(p)))
+  .transform((parts) => parts.join(' '));
 const optional = <T extends z.ZodType>(schema: T) =>
   z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
@@ -85,6 +100,8 @@ const envSchema = z.object({
   ALLOW_SIGNUP: optional(bool),
   WEBHOOK_RETRY_SCHEDULE: schedule.default([5, 300, 1800, 7200, 18000, 36000, 36000]),
   WEBHOOK_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(15)),
+  // Deliveries in flight to one endpoint at once, per dispatcher process (DESIGN §3).
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: emptyMeansDefault(z.coerce.number().int().min(1).max(1000).default(10)),
   SMTP_RETRY_SCHEDULE: schedule.default([
     300, 390, 507, 659, 857, 1114, 1448, 1882, 2447, 3181, 4136, 5376, 6989, 9086, 11812, 15356, 19962,
   ]),
@@ -112,6 +129,19 @@ const envSchema = z.object({
   // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
   // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
   OPS_PORT: optional(port),
+  // Sending domains (extensions of DESIGN §3). The public host name of the MX (inbound-smtp) that
+  // each domain's return-path subdomain publishes as its MX record, so bounces reach us.
+  DOMAIN_MX_HOST: hostName.default('localhost'),
+  // SPF mechanisms published for each return-path subdomain: the sending IPs or the smarthost's include.
+  DOMAIN_SPF_MECHANISMS: spfMechanisms.default('ip4:127.0.0.1'),
+  // Label of the return-path subdomain: mail from acme.example bounces to <label>.acme.example.
+  RETURN_PATH_LABEL: z.string().trim().toLowerCase().regex(/^(?!-)[a-z0-9-]{1,63}(?<!-)$/).default('bounces'),
+  // Sends and routes only on domains verified in the project; unset: true when NODE_ENV=production.
+  REQUIRE_VERIFIED_DOMAINS: optional(bool),
+  // A click this many seconds after its recipient's delivery (or before it) is counted as a link scanner's (is_bot).
+  TRACKING_MIN_CLICK_SECONDS: emptyMeansDefault(seconds.max(3600).default(5)),
+  // The tracking service takes the client address from the last X-Forwarded-For entry (set behind an ingress that appends it).
+  TRACKING_TRUST_PROXY: bool.default(false),
 });
 
 type Env = z.output<typeof envSchema>;
@@ -140,6 +170,7 @@ export interface Config {
   allowSignup: boolean | undefined;
   webhookRetrySchedule: number[];
   webhookTimeoutSeconds: number;
+  webhookConcurrencyPerEndpoint: number;
   smtpRetrySchedule: number[];
   leaseSeconds: number;
   reconcileIntervalSeconds: number;
@@ -158,6 +189,12 @@ export interface Config {
   inboundConcurrency: number;
   inboundRole: Env['INBOUND_ROLE'];
   opsPort: number | undefined;
+  domainMxHost: string;
+  domainSpfMechanisms: string;
+  returnPathLabel: string;
+  requireVerifiedDomains: boolean;
+  trackingMinClickSeconds: number;
+  trackingTrustProxy: boolean;
 }
 
 /**
@@ -203,6 +240,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     allowSignup: e.ALLOW_SIGNUP,
     webhookRetrySchedule: Object.freeze(e.WEBHOOK_RETRY_SCHEDULE) as number[],
     webhookTimeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+    webhookConcurrencyPerEndpoint: e.WEBHOOK_CONCURRENCY_PER_ENDPOINT,
     smtpRetrySchedule: Object.freeze(e.SMTP_RETRY_SCHEDULE) as number[],
     leaseSeconds: e.LEASE_SECONDS,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
@@ -221,5 +259,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundConcurrency: e.INBOUND_CONCURRENCY,
     inboundRole: e.INBOUND_ROLE,
     opsPort: e.OPS_PORT,
+    domainMxHost: e.DOMAIN_MX_HOST,
+    domainSpfMechanisms: e.DOMAIN_SPF_MECHANISMS,
+    returnPathLabel: e.RETURN_PATH_LABEL,
+    requireVerifiedDomains: e.REQUIRE_VERIFIED_DOMAINS ?? e.NODE_ENV === 'production',
+    trackingMinClickSeconds: e.TRACKING_MIN_CLICK_SECONDS,
+    trackingTrustProxy: e.TRACKING_TRUST_PROXY,
   });
 }

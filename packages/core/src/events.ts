@@ -39,8 +39,9 @@ export interface EmailEventData {
   attempt?: number;
   smtp?: SmtpReplyData;
   bounce?: { type: 'hard' | 'soft' | 'policy'; code: string | null; message: string };
-  open?: { ip_address: string | null; user_agent: string | null };
-  click?: { link: string; ip_address: string | null; user_agent: string | null };
+  /** `is_bot`: a privacy proxy, prefetcher or scanner rather than a person (recorded all the same). */
+  open?: { ip_address: string | null; user_agent: string | null; is_bot: boolean };
+  click?: { link: string; ip_address: string | null; user_agent: string | null; is_bot: boolean };
   /** On outcomes from a report received by mail (a DSN, a complaint): the stored report. */
   report?: ReportLinkData;
 }

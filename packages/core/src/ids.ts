@@ -12,6 +12,7 @@ export const ID_PREFIX = {
   route: 'rt',
   event: 'evt',
   user: 'usr',
+  domain: 'dom',
   // Internal: never in the API, only inside VERP return paths.
   recipient: 'rcpt',
   attachment: 'att',

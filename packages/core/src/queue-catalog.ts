@@ -38,10 +38,13 @@ export const queues = {
       backoff: { type: 'exponential', delay: 2_000 },
     },
   }),
-  /** Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker died. */
+  /**
+   * Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker
+   * died; look up the records of sending domains whose check is due.
+   */
   senderMaintenance: defineQueue({
     name: 'sender-maintenance',
-    payload: z.object({ task: z.literal('reconcile') }),
+    payload: z.object({ task: z.enum(['reconcile', 'check-domains']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
   /**
@@ -70,7 +73,34 @@ export const queues = {
     payload: z.object({ task: z.enum(['reconcile', 'retention']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
+  /**
+   * (event, endpoint) deliveries to attempt, identified by their row in `webhook_deliveries`
+   * (the truth: a job whose row is no longer pending and due does nothing). Fan-out sends many
+   * to a job; retries, deferrals and reconciled deliveries one to a job, whose id carries the
+   * due time.
+   */
+  webhookDeliveries: defineQueue({
+    name: 'webhook-deliveries',
+    payload: z.object({
+      deliveries: z.array(z.object({ eventId: z.string(), webhookId: z.string() })).min(1).max(1000),
+    }),
+    // A job fails only when the dispatcher itself broke (database down); the reconciler finds
+    // the rows again after a few quick retries.
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 3, backoff: { type: 'exponential', delay: 2_000 } },
+  }),
+  /**
+   * Dispatcher housekeeping: the scheduled reconcile (outbox, lost deliveries, endpoints failing
+   * five days), also asked for at once by `recover` so its deliveries start without waiting.
+   */
+  webhookMaintenance: defineQueue({
+    name: 'webhook-maintenance',
+    payload: z.object({ task: z.enum(['reconcile', 'recover']) }),
+    jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
+  }),
 } satisfies Record<string, QueueDefinition<z.ZodType>>;
+
+/** The job id of one delivery's job, unique per due time so a retry is a new job. */
+export const webhookDeliveryJobId = (eventId: string, webhookId: string, dueAt: Date) => `${eventId}.${webhookId}.${dueAt.getTime()}`;
 
 /** The job id of an email's send job, unique per due time so a retry is a new job. */
 export const sendJobId = (emailId: string, dueAt: Date) => `${emailId}-${dueAt.getTime()}`;

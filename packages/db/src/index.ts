@@ -14,3 +14,6 @@ export * from './routes';
 export * from './received';
 export * from './inbound';
 export * from './feedback';
+export * from './domains';
+export * from './webhook-endpoints';
+export * from './webhook-deliveries';

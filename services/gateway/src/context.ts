@@ -2,7 +2,10 @@ import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
 import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
+import type { DomainServices } from './features/domains/manage-domains';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
+import type { WebhookDeliveryDeps } from './features/webhooks/deliver-now';
+import type { WebhookEndpointDeps } from './features/webhooks/manage-webhooks';
 import type { Metrics } from './metrics';
 import type { RateLimits } from './http/rate-limit';
 
@@ -24,6 +27,12 @@ export interface GatewayContext {
   /** Group commit of plain sends. */
   acceptBatcher: AcceptBatcher;
   metrics: Metrics;
+  /** Sending domains: key sealing, DNS lookups, record settings, event notices. */
+  domains: DomainServices;
+  /** What creating and changing webhook endpoints needs (the secret sub-key, the URL host check). */
+  webhookEndpoints: WebhookEndpointDeps;
+  /** Test, replay and recover: the deliverer (started and stopped with the gateway) and the dispatcher's queue. */
+  webhookDeliveries: WebhookDeliveryDeps;
   /** True once shutdown has begun; /readyz then answers 503. */
   isShuttingDown(): boolean;
 }

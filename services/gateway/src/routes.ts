@@ -2,6 +2,7 @@ import type { AnyRoute } from './http/route';
 import { apiKeyRoutes } from './features/api-keys/routes';
 import { authRoutes } from './features/auth/routes';
 import { docsRoutes } from './features/docs/routes';
+import { domainRoutes } from './features/domains/routes';
 import { emailRoutes } from './features/emails/routes';
 import { healthRoutes } from './features/health/routes';
 import { memberRoutes } from './features/members/routes';
@@ -9,6 +10,8 @@ import { projectRoutes } from './features/projects/routes';
 import { receivedRoutes } from './features/received/routes';
 import { routeRoutes } from './features/routes/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
+import { webhookDeliveryRoutes } from './features/webhooks/delivery-routes';
+import { webhookEndpointRoutes } from './features/webhooks/routes';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
 
 /** Every endpoint of the gateway, and the OpenAPI document generated from exactly that list. */
@@ -24,6 +27,9 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...emailRoutes,
     ...routeRoutes,
     ...suppressionRoutes,
+    ...domainRoutes,
+    ...webhookEndpointRoutes,
+    ...webhookDeliveryRoutes,
     ...healthRoutes,
     ...docsRoutes(() => {
       if (!document) throw new Error('OpenAPI document requested before it was built');

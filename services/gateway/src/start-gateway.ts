@@ -2,20 +2,26 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   createLogger,
+  createResolver,
   deriveKey,
+  domainDnsSettings,
+  EventQueue,
   listenOn,
   PORT_VARIABLES,
   SendQueue,
+  WebhookQueue,
   type Config,
   type Logger,
 } from '@mailroom/core';
 import { connectBackends } from '@mailroom/db';
+import { createWebhookDeliverer } from '@mailroom/webhooks';
 import { ApiTokenVerifier } from './auth/api-tokens';
 import { SessionTokens } from './auth/session-tokens';
 import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
+import { createUrlHostCheck } from './features/webhooks/check-url-host';
 import { answerClientError } from './http/client-error';
 import { countStalledLogin, createRateLimits } from './http/rate-limit';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
@@ -47,6 +53,8 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   const { db, pool, redis, secretKey } = backends;
   let shuttingDown = false;
   const sendQueue = new SendQueue(redis, config.queuePrefix);
+  const resolver = createResolver(config.dnsServers);
+  const webhookDeliverer = createWebhookDeliverer({ pool, masterSecret: secretKey, config, logger, resolver });
   const ctx: GatewayContext = {
     config,
     db,
@@ -60,12 +68,31 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       loginPerMinute: config.loginRateLimitPerMinute,
     }),
     metrics: createMetrics(),
+    webhookEndpoints: {
+      pool,
+      encryptionKey: deriveKey(secretKey, 'encryption'),
+      checkUrlHost: createUrlHostCheck({ resolver, allowPrivateNetworks: config.allowPrivateNetworks }),
+    },
+    webhookDeliveries: {
+      pool,
+      deliverer: webhookDeliverer,
+      queue: new WebhookQueue(redis, config.queuePrefix),
+      logger: logger.child({ component: 'webhooks' }),
+    },
     sendQueue,
     acceptBatcher: new AcceptBatcher(pool, sendQueue, logger.child({ component: 'accept' })),
+    domains: {
+      encryptionKey: deriveKey(secretKey, 'encryption'),
+      resolver: createResolver(config.dnsServers),
+      settings: domainDnsSettings(config),
+      eventQueue: new EventQueue(redis, config.queuePrefix),
+      logger: logger.child({ component: 'domains' }),
+    },
     isShuttingDown: () => shuttingDown,
   };
   await bootstrapAdmin(ctx);
   await ctx.apiTokens.start();
+  await webhookDeliverer.start();
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { app, longestBodyMs } = buildApp(ctx, timeouts);
@@ -100,6 +127,9 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       clearTimeout(force);
       await ctx.apiTokens.stop();
       await ctx.sendQueue.close().catch(() => undefined);
+      await ctx.domains.eventQueue.close().catch(() => undefined);
+      await webhookDeliverer.stop();
+      await ctx.webhookDeliveries.queue.close().catch(() => undefined);
       await backends.close();
     },
   };

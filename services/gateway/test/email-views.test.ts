@@ -28,7 +28,7 @@ describe('GET /emails/{id}: each recipient says where its delivery stands', () =
     const email = await waitForEmail(s.api, id, (e) => e.status === 'delivery_delayed' && e.recipients.every((r: any) => r.attempts > 0));
 
     expect(email.recipients).toEqual([
-      { email: 'now@example.test', kind: 'to', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null },
+      { email: 'now@example.test', kind: 'to', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null, opens: 0, clicks: 0, firstOpenedAt: null },
       {
         email: 'Later@Example.test',
         kind: 'cc',
@@ -36,6 +36,9 @@ describe('GET /emails/{id}: each recipient says where its delivery stands', () =
         attempts: 1,
         lastResponse: '451 4.7.1 Greylisted, try again in 300 seconds',
         nextAttemptAt: expect.any(String),
+        opens: 0,
+        clicks: 0,
+        firstOpenedAt: null,
       },
     ]);
     // "Try again in 300 seconds" cannot bring a retry sooner than the schedule's first delay, 600 s.
@@ -130,6 +133,6 @@ describe('GET /emails?to=: the emails sent to one address', () => {
     const doc = (await t.api.get('/openapi.json')).body;
     const parameters = doc.paths['/emails'].get.parameters.map((p: any) => p.name);
     expect(parameters).toEqual(expect.arrayContaining(['to', 'status', 'limit', 'after']));
-    expect(Object.keys(doc.components.schemas.EmailRecipient.properties).sort()).toEqual(['attempts', 'email', 'kind', 'lastResponse', 'nextAttemptAt', 'status']);
+    expect(Object.keys(doc.components.schemas.EmailRecipient.properties).sort()).toEqual(['attempts', 'clicks', 'email', 'firstOpenedAt', 'kind', 'lastResponse', 'nextAttemptAt', 'opens', 'status']);
   });
 });

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { WEBHOOK_EVENT_TYPES } from '@mailroom/core';
+import { TEST_EVENT_TYPE, WEBHOOK_EVENT_TYPES } from '@mailroom/core';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway';
 import { allRoutes } from '../src/routes';
 
@@ -73,11 +73,31 @@ describe('the OpenAPI document', () => {
     // A token-scoped list: read keys may be refused, and sessions need X-Project-Id.
     expect(errorsOf('/suppressions', 'get')).toMatchObject({ '403': ['forbidden', 'invalid_api_key', 'restricted_api_key'], '422': ['missing_required_field', 'validation_error'] });
     // Sending accepts sending_access keys; its own idempotency errors stay listed.
-    expect(errorsOf('/emails', 'post')['403']).toEqual(['forbidden', 'invalid_api_key']);
+    expect(errorsOf('/emails', 'post')['403']).toEqual(['domain_not_verified', 'forbidden', 'invalid_api_key']);
     expect(errorsOf('/emails', 'post')['409']).toEqual(['concurrent_idempotent_requests', 'invalid_idempotent_request']);
     expect(errorsOf('/emails', 'post')['413']).toEqual(['payload_too_large']);
     // The project is in the path: a project not the caller's is 404, and no header is needed.
     expect(errorsOf('/projects/{id}', 'get')['404']).toEqual(['not_found']);
     expect(errorsOf('/projects/{id}', 'get')['422']).toEqual(['validation_error']);
+  });
+  test('then its top-level webhooks list every event type, each with its own body schema and the headers of DESIGN §5', () => {
+    expect(Object.keys(doc.webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE].sort());
+    const resolve = (ref: string) => doc.components.schemas[ref.replace('#/components/schemas/', '')];
+    for (const type of [...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE]) {
+      const operation = doc.webhooks[type].post;
+      const body = resolve(operation.requestBody.content['application/json'].schema.$ref);
+      expect({ type, required: body.required, typeEnum: body.properties.type.enum }).toEqual({ type, required: ['id', 'type', 'created_at', 'data'], typeEnum: [type] });
+      const data = resolve(body.properties.data.$ref);
+      expect({ type, data: data?.type }).toEqual({ type, data: 'object' });
+      expect(operation.parameters.filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name).sort()).toEqual(
+        ['content-type', 'user-agent', 'x-service-signature', 'x-service-event-id', 'x-service-event-type', 'x-service-timestamp', 'webhook-id', 'webhook-timestamp', 'webhook-signature'].sort(),
+      );
+      expect(Object.keys(operation.responses).sort()).toEqual(['2XX', '410', 'default']);
+    }
+    // Per-type data: outcome fields where they apply, the compact email.received.
+    expect(resolve('#/components/schemas/EmailBouncedData').required).toContain('bounce');
+    expect(Object.keys(resolve('#/components/schemas/EmailClickedData').properties)).toContain('click');
+    expect(resolve('#/components/schemas/EmailReceivedData').required.sort()).toEqual(['created_at', 'email_id', 'from', 'route_id', 'subject', 'to']);
+    expect(resolve('#/components/schemas/Domain').properties.object.enum).toEqual(['domain']);
   });
 });

@@ -2,8 +2,10 @@ import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailr
 import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
 import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
 import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
+import { MessageSigner } from './message/sign-dkim';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
 import type { DueRecipient, OutgoingEmail, SendStore } from './send-store';
+import type { Signing, SigningDomains } from './signing-domains';
 import { simulateOutcome } from './simulate-outcome';
 
 export interface ProcessDeps {
@@ -19,10 +21,12 @@ export interface ProcessDeps {
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
   /**
-   * The HTML part for each recipient; null when every recipient gets the email's own HTML
-   * (today: tracking will personalize it), and the message is then compiled whole, once.
+   * The HTML part of each recipient of an email (open and click tracking); null for an email
+   * whose recipients all get its own HTML, whose message is then compiled whole, once.
    */
-  personalizeHtml: PersonalizeHtml | null;
+  personalizeHtml: (email: OutgoingEmail) => PersonalizeHtml | null;
+  /** Keys of verified domains: their mail is DKIM-signed and bounces to their return-path subdomain. Absent: nothing is signed. */
+  signing?: SigningDomains;
 }
 
 // Recipients of one email attempted at once, over pooled connections.
@@ -57,12 +61,17 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
   }
   if (email.due.length === 0) return;
   let compiled: Promise<MessageSkeleton> | null = null;
-  const varyHtml = deps.personalizeHtml !== null;
+  const personalize = deps.personalizeHtml(email);
+  const varyHtml = personalize !== null;
   // Compiled once, on the first recipient that is really delivered: test addresses need no message.
   const skeleton = () =>
     (compiled ??= email.hasAttachments
       ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a, { varyHtml }))
       : MessageSkeleton.build(email, [], { varyHtml }));
+  // Looked up once per email, on the first recipient really delivered, like the message.
+  let signingLookup: Promise<{ signing: Signing; signer: MessageSigner } | null> | null = null;
+  const signing = () =>
+    (signingLookup ??= (deps.signing?.forEmail(email) ?? Promise.resolve(null)).then((s) => (s ? { signing: s, signer: new MessageSigner(s.key) } : null)));
   const queue = [...email.due];
   const worker = async () => {
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
@@ -70,17 +79,23 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
       const simulated = simulateOutcome(recipient.address, recipient.attempts);
       const delivery = simulated
         ? simulated.delivery
-        : await deps.deliverer.deliver({
-            envelopeFrom: deps.verp.returnPath(recipient.id),
-            recipient: recipient.address,
-            raw: await (await skeleton()).forRecipient(recipient, deps.personalizeHtml ?? undefined),
-          });
+        : await deps.deliverer.deliver(await message(recipient));
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
       const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
       // Recorded before the next recipient: a crash re-sends at most the ones in flight.
       await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
     }
+  };
+  /** One recipient's message: signed when the From domain is verified, with a return path aligned with it. */
+  const message = async (recipient: DueRecipient) => {
+    const [built, signed] = await Promise.all([skeleton(), signing()]);
+    const raw = await built.forRecipient(recipient, personalize ?? undefined);
+    return {
+      envelopeFrom: deps.verp.returnPath(recipient.id, signed?.signing.returnPathDomain),
+      recipient: recipient.address,
+      raw: signed ? await signed.signer.sign(raw) : raw,
+    };
   };
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
 }

@@ -6,6 +6,8 @@ export interface OutgoingEmail {
   id: string;
   projectId: string;
   from: string;
+  /** The From address alone, as given. */
+  fromAddress: string;
   to: string[];
   cc: string[];
   replyTo: string[];
@@ -15,6 +17,9 @@ export interface OutgoingEmail {
   headers: Record<string, string>;
   tags: { name: string; value: string }[];
   messageId: string;
+  /** Effective open and click tracking (the send's, else the project's defaults at send time). */
+  trackOpens: boolean;
+  trackClicks: boolean;
   hasAttachments: boolean;
   /** Recipients due now, not suppressed. */
   due: DueRecipient[];
@@ -86,9 +91,9 @@ export class SendStore {
     const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: DueRow[] }>({
       name: 'mailroom-load-outgoing',
       text: `SELECT json_build_object(
-                      'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
+                      'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'fromAddress', e.from_address, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
                       'subject', e.subject, 'html', e.html, 'text', e.text, 'headers', e.headers, 'tags', e.tags,
-                      'messageId', e.message_id,
+                      'messageId', e.message_id, 'trackOpens', e.track_opens, 'trackClicks', e.track_clicks,
                       'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,
                     coalesce((SELECT json_agg(json_build_object(
                                 'id', r.id, 'address', r.address, 'attempts', r.attempts, 'firstAttemptAt', r.first_attempt_at AT TIME ZONE 'UTC',

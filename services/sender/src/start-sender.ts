@@ -2,10 +2,12 @@ import { hostname } from 'node:os';
 import {
   checkReadiness,
   createLogger,
+  createResolver,
   createRedis,
   createLimiter,
   createServiceRegistry,
   deriveKey,
+  domainDnsSettings,
   EventQueue,
   GroupCommit,
   openQueue,
@@ -13,17 +15,21 @@ import {
   queues,
   SendQueue,
   startOpsServer,
+  TrackingTokens,
   type Config,
   type Logger,
   Verp,
 } from '@mailroom/core';
 import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/db';
+import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
 import { EventNotifier } from './event-notifier';
+import { HtmlTracking } from './message/tracking/track-html';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
 import { SendStore } from './send-store';
+import { SigningDomains } from './signing-domains';
 
 export interface RunningSender {
   worker: Worker;
@@ -32,6 +38,8 @@ export interface RunningSender {
   opsUrl: string | undefined;
   /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
   reconcile(): Promise<number>;
+  /** Checks the sending domains whose check is due now (the schedule does every RECONCILE_INTERVAL_SECONDS). Returns how many. */
+  checkDomains(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +64,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const writeOutcomes = async (records: OutcomeRecord[]) => {
     if ((await recordOutcomes(pool, records)) > 0) events.committed();
   };
+  const tracking = new HtmlTracking({ tokens: new TrackingTokens(deriveKey(secretKey, 'tracking')), baseUrl: config.trackingBaseUrl });
   const deps: ProcessDeps = {
     store: new SendStore(pool, owner, config.leaseSeconds),
     deliverer: new Deliverer({
@@ -73,8 +82,9 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
-    // No per-recipient HTML yet: messages are compiled whole (tracking will set this).
-    personalizeHtml: null,
+    // Only emails with tracking on get per-recipient HTML; the others keep the one compiled message.
+    personalizeHtml: (email) => tracking.forEmail(email),
+    signing: new SigningDomains({ db: pool, encryptionKey: deriveKey(secretKey, 'encryption'), returnPathLabel: config.returnPathLabel }),
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
@@ -88,14 +98,25 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   worker.on('failed', (job, err) => logger.error({ err, emails: job?.data.emailIds?.length }, 'send job failed'));
 
   const reconcile = () => reconcileSends(pool, sendQueue, logger.child({ component: 'reconciler' }));
+  const domainChecks = { pool, resolver: createResolver(config.dnsServers), settings: domainDnsSettings(config), logger: logger.child({ component: 'domains' }) };
+  const checkDomains = async () => {
+    const { checked, events: appended } = await checkDueDomains(domainChecks);
+    if (appended > 0) events.committed();
+    return checked;
+  };
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
-  // One scheduler for all senders: each tick is one job, so one sender reconciles at a time.
-  await maintenance.queue.upsertJobScheduler(
-    'reconcile',
-    { every: config.reconcileIntervalSeconds * 1000 },
-    { name: queues.senderMaintenance.name, data: { task: 'reconcile' }, opts: queues.senderMaintenance.jobOptions },
-  );
-  const maintenanceWorker = openWorker(queues.senderMaintenance, () => reconcile(), { ...connection, concurrency: 1 });
+  // One scheduler per task for all senders: each tick is one job, so one sender runs it at a time.
+  for (const task of ['reconcile', 'check-domains'] as const) {
+    await maintenance.queue.upsertJobScheduler(
+      task,
+      { every: config.reconcileIntervalSeconds * 1000 },
+      { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
+    );
+  }
+  const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => (payload.task === 'reconcile' ? reconcile() : checkDomains()), {
+    ...connection,
+    concurrency: 1,
+  });
 
   void worker.run();
   void maintenanceWorker.run();
@@ -118,6 +139,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     deps,
     opsUrl: ops?.url,
     reconcile,
+    checkDomains,
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.

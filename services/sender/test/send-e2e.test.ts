@@ -47,8 +47,8 @@ describe('sending through a smarthost', () => {
     expect(email.status).toBe('delivered');
     expect(email.lastEvent).toBe('email.delivered');
     expect(email.recipients).toEqual([
-      { email: 'ok-1@example.test', kind: 'to', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null },
-      { email: 'ok-hidden@example.test', kind: 'bcc', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null },
+      { email: 'ok-1@example.test', kind: 'to', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null, opens: 0, clicks: 0, firstOpenedAt: null },
+      { email: 'ok-hidden@example.test', kind: 'bcc', status: 'delivered', attempts: 1, lastResponse: '250 OK: queued', nextAttemptAt: null, opens: 0, clicks: 0, firstOpenedAt: null },
     ]);
     expect(types(email, 'ok-1@example.test')).toEqual(['email.sent', 'email.delivered']);
     // Once finished, the email is given back: no lease held, nothing left to do.

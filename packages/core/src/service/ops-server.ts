@@ -28,13 +28,7 @@ export interface OpsServer {
  * Prometheus scrape it on OPS_PORT. Errors are the contract's JSON.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const server = createServer((req, res) => {
-    answer(options, req, res).catch((err: unknown) => {
-      const error = toMailroomError(err);
-      if (error.statusCode >= 500) options.logger.error({ err }, 'ops request failed');
-      sendJson(res, error.statusCode, error.toBody());
-    });
-  });
+  const server = createServer((req, res) => void handleOpsRequest(options, req, res));
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
   await listenOn(server, options.port, options.host ?? '0.0.0.0', 'OPS_PORT');
@@ -50,7 +44,21 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   };
 }
 
-async function answer(options: OpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+/**
+ * Answers one request for `/healthz`, `/readyz` or `/metrics` (anything else is 404), never
+ * throwing: for a service that serves these beside its own paths on one port (tracking).
+ */
+export async function handleOpsRequest(options: Pick<OpsServerOptions, 'registry' | 'readiness' | 'metricsToken' | 'logger'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    await answer(options, req, res);
+  } catch (err) {
+    const error = toMailroomError(err);
+    if (error.statusCode >= 500) options.logger.error({ err }, 'ops request failed');
+    sendJson(res, error.statusCode, error.toBody());
+  }
+}
+
+async function answer(options: Pick<OpsServerOptions, 'registry' | 'readiness' | 'metricsToken'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const path = (req.url ?? '/').split('?')[0];
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const known = path === '/healthz' || path === '/readyz' || path === '/metrics';

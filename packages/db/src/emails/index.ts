@@ -3,3 +3,4 @@ export * from './event-data';
 export * from './insert-emails';
 export * from './record-outcomes';
 export * from './record-engagement';
+export * from './read-link-clicks';

@@ -1,44 +1,195 @@
-import { newId, type EmailEventData } from '@mailroom/core';
-import { inTransaction, type Pool } from '../pool';
-import { eventData, type EmailEventSubject } from './event-data';
-import { insertEvents, type EmailEventRow } from './insert-events';
+import { type EmailEventData, newId } from '@mailroom/core';
+import { inTransaction, type Pool, type PoolClient } from '../pool';
+import { type EmailEventSubject, eventData } from './event-data';
+import { type EmailEventRow, insertEvents } from './insert-events';
 
-/** An open or a click by one recipient, as the tracking service buffers it. */
-export interface EngagementEvent {
-  email: EmailEventSubject;
-  recipient: string;
-  type: 'email.opened' | 'email.clicked';
-  /** `open` or `click` of the event's data (DESIGN §5). */
-  detail: Pick<EmailEventData, 'open' | 'click'>;
+/** An open or a click by one recipient, as the tracking service buffers it (from its token and request). */
+export interface EngagementHit {
+  kind: 'open' | 'click';
+  emailId: string;
+  recipientId: string;
+  /** The link clicked (the redirect's target); absent for opens. */
+  link?: string;
+  ipAddress: string | null;
+  userAgent: string | null;
+  /** The verdict the request alone gives (user agent, network): a proxy, prefetcher or scanner. */
+  isBot: boolean;
   at: Date;
 }
 
+/** What the database knows that a click's timing is judged against. */
+export interface ClickContext {
+  /** The recipient's first `email.delivered`; null before it. */
+  deliveredAt: Date | null;
+  /** The recipient's other clicks around it: recorded ones from a second before the batch on, and the batch's others. */
+  otherClicks: { at: Date; link: string }[];
+}
+
+export interface RecordEngagementOptions {
+  /** Whether a click, by its timing, is a scanner's rather than a person's (in addition to the request's verdict). */
+  judgeClick?: (click: EngagementHit, context: ClickContext) => boolean;
+}
+
+export interface EngagementResult {
+  /** Events appended; when any were, notify the `events` queue (after this has returned, committed). */
+  appended: number;
+  /** Hits about an email or recipient that no longer exists (deleted), dropped. */
+  dropped: number;
+}
+
+// Clicks recorded this long before a batch's first click still count as its neighbours, in ms.
+const CLICK_NEIGHBOURHOOD_MS = 1_000;
+
+interface EmailRow {
+  id: string;
+  project_id: string;
+  from_header: string;
+  to: string[];
+  subject: string;
+  tags: unknown;
+}
+
 /**
- * Appends engagement events, any number at once, in one transaction, and moves each email's
- * `lastEvent`; no status ever changes (the spec's rule). The emails are locked in id order, as
- * the outcome writer does, so a concurrent outcome and open leave the newest event as lastEvent.
+ * Appends engagement events (`email.opened`, `email.clicked`), any number at once, in one
+ * transaction through the one append path: each becomes an event on its recipient's timeline
+ * with `open`/`click` `{…, is_bot}` (DESIGN §5), the recipient's `opens`, `clicks` and
+ * `firstOpenedAt` count the events of people (is_bot false), and each email's `lastEvent`
+ * moves; no status ever changes (the spec's rule). The emails are locked in id order, as the
+ * outcome writer locks them, so a concurrent outcome and open leave the newest event as
+ * lastEvent. Hits for a deleted email are dropped.
  */
-export async function recordEngagement(pool: Pool, events: readonly EngagementEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const emailIds = [...new Set(events.map((e) => e.email.id))].sort();
-  const rows: EmailEventRow[] = events.map((e) => ({
-    id: newId('event'),
-    project_id: e.email.projectId,
-    email_id: e.email.id,
-    type: e.type,
-    recipient: e.recipient,
-    data: eventData(e.email, e.recipient, e.detail),
-    created_at: e.at.toISOString(),
-  }));
-  await inTransaction(pool, async (client) => {
-    await client.query({ name: 'mailroom-lock-emails', text: 'SELECT id FROM emails WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE', values: [emailIds] });
-    await insertEvents(client, rows);
-    await client.query({
-      name: 'mailroom-update-last-event',
-      text: `UPDATE emails e
-                SET last_event = (SELECT type FROM email_events WHERE email_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1), updated_at = now()
-              WHERE e.id = ANY($1::text[])`,
-      values: [emailIds],
+export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[], options: RecordEngagementOptions = {}): Promise<EngagementResult> {
+  if (hits.length === 0) return { appended: 0, dropped: 0 };
+  const emailIds = [...new Set(hits.map((h) => h.emailId))].sort();
+  return inTransaction(pool, async (client) => {
+    const emails = await lockEmails(client, emailIds);
+    const addresses = await recipientAddresses(client, [...new Set(hits.map((h) => h.recipientId))]);
+    const known = hits.filter((h) => emails.has(h.emailId) && addresses.get(h.recipientId)?.emailId === h.emailId);
+    const judged = options.judgeClick ? await judgeClicks(client, known, addresses, options.judgeClick) : known;
+    const events: EmailEventRow[] = judged.map((hit) => {
+      const email = emails.get(hit.emailId) as EmailEventSubject;
+      const recipient = addresses.get(hit.recipientId)?.address as string;
+      return {
+        id: newId('event'),
+        project_id: email.projectId,
+        email_id: email.id,
+        type: hit.kind === 'open' ? 'email.opened' : 'email.clicked',
+        recipient,
+        data: eventData(email, recipient, detail(hit)),
+        created_at: hit.at.toISOString(),
+      };
     });
+    if (events.length > 0) {
+      await insertEvents(client, events);
+      await countPeople(client, judged);
+      await client.query({
+        name: 'mailroom-update-last-event',
+        text: `UPDATE emails e
+                  SET last_event = (SELECT type FROM email_events WHERE email_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1), updated_at = now()
+                WHERE e.id = ANY($1::text[])`,
+        values: [[...new Set(judged.map((h) => h.emailId))]],
+      });
+    }
+    return { appended: events.length, dropped: hits.length - known.length };
+  });
+}
+
+function detail(hit: EngagementHit): Pick<EmailEventData, 'open' | 'click'> {
+  const seen = { ip_address: hit.ipAddress, user_agent: hit.userAgent, is_bot: hit.isBot };
+  return hit.kind === 'open' ? { open: seen } : { click: { link: hit.link ?? '', ...seen } };
+}
+
+async function lockEmails(client: PoolClient, emailIds: readonly string[]): Promise<Map<string, EmailEventSubject>> {
+  const { rows } = await client.query<EmailRow>({
+    name: 'mailroom-lock-engaged-emails',
+    text: 'SELECT id, project_id, from_header, "to", subject, tags FROM emails WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE',
+    values: [emailIds],
+  });
+  return new Map(rows.map((r) => [r.id, { id: r.id, projectId: r.project_id, from: r.from_header, to: r.to, subject: r.subject, tags: r.tags }]));
+}
+
+async function recipientAddresses(client: PoolClient, recipientIds: readonly string[]): Promise<Map<string, { emailId: string; address: string }>> {
+  const { rows } = await client.query<{ id: string; email_id: string; address: string }>({
+    name: 'mailroom-engaged-recipients',
+    text: 'SELECT id, email_id, address FROM email_recipients WHERE id = ANY($1::text[])',
+    values: [recipientIds],
+  });
+  return new Map(rows.map((r) => [r.id, { emailId: r.email_id, address: r.address }]));
+}
+
+/** The hits, each click's `isBot` also true when `judge` says so from its timing. */
+async function judgeClicks(
+  client: PoolClient,
+  hits: readonly EngagementHit[],
+  addresses: ReadonlyMap<string, { emailId: string; address: string }>,
+  judge: NonNullable<RecordEngagementOptions['judgeClick']>,
+): Promise<EngagementHit[]> {
+  const clicks = hits.filter((h) => h.kind === 'click');
+  if (clicks.length === 0) return [...hits];
+  const emailIds = [...new Set(clicks.map((c) => c.emailId))];
+  const since = new Date(Math.min(...clicks.map((c) => c.at.getTime())) - CLICK_NEIGHBOURHOOD_MS);
+  const key = (emailId: string, address: string) => `${emailId} ${address}`;
+  const { rows: delivered } = await client.query<{ email_id: string; recipient: string; ms: number }>({
+    name: 'mailroom-engaged-deliveries',
+    text: `SELECT email_id, recipient, extract(epoch FROM min(created_at) AT TIME ZONE 'UTC') * 1000 AS ms
+             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.delivered' GROUP BY email_id, recipient`,
+    values: [emailIds],
+  });
+  const deliveredAt = new Map(delivered.map((d) => [key(d.email_id, d.recipient), new Date(Number(d.ms))]));
+  const { rows: recorded } = await client.query<{ email_id: string; recipient: string; ms: number; link: string }>({
+    name: 'mailroom-engaged-recent-clicks',
+    text: `SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
+             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
+    values: [emailIds, since.toISOString()],
+  });
+  // Per recipient and link, the latest click around the batch: a neighbour on another link is
+  // what the judge looks for, and one per link (the nearest in time) is enough to find it.
+  const clicksOf = new Map<string, { at: Date; link: string; hit?: EngagementHit }[]>();
+  const add = (k: string, click: { at: Date; link: string; hit?: EngagementHit }) => {
+    const list = clicksOf.get(k);
+    if (list) list.push(click);
+    else clicksOf.set(k, [click]);
+  };
+  for (const r of recorded) add(key(r.email_id, r.recipient), { at: new Date(Number(r.ms)), link: r.link });
+  for (const c of clicks) add(key(c.emailId, addresses.get(c.recipientId)?.address as string), { at: c.at, link: c.link ?? '', hit: c });
+  return hits.map((hit) => {
+    if (hit.kind !== 'click' || hit.isBot) return hit;
+    const k = key(hit.emailId, addresses.get(hit.recipientId)?.address as string);
+    const nearest = new Map<string, { at: Date; link: string }>();
+    for (const c of clicksOf.get(k) ?? []) {
+      if (c.hit === hit) continue;
+      const best = nearest.get(c.link);
+      if (!best || Math.abs(c.at.getTime() - hit.at.getTime()) < Math.abs(best.at.getTime() - hit.at.getTime())) nearest.set(c.link, { at: c.at, link: c.link });
+    }
+    return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks: [...nearest.values()] }) ? { ...hit, isBot: true } : hit;
+  });
+}
+
+/** Adds the people's opens and clicks to their recipients' counters, and sets a first human open. */
+async function countPeople(client: PoolClient, hits: readonly EngagementHit[]): Promise<void> {
+  const counts = new Map<string, { opens: number; clicks: number; firstOpenedAt: string | null }>();
+  for (const hit of hits) {
+    if (hit.isBot) continue;
+    const c = counts.get(hit.recipientId) ?? { opens: 0, clicks: 0, firstOpenedAt: null };
+    if (hit.kind === 'open') {
+      c.opens += 1;
+      const at = hit.at.toISOString();
+      if (c.firstOpenedAt === null || at < c.firstOpenedAt) c.firstOpenedAt = at;
+    } else {
+      c.clicks += 1;
+    }
+    counts.set(hit.recipientId, c);
+  }
+  if (counts.size === 0) return;
+  await client.query({
+    name: 'mailroom-count-engagement',
+    text: `UPDATE email_recipients r
+              SET opens = r.opens + v.opens, clicks = r.clicks + v.clicks,
+                  first_opened_at = CASE WHEN v.first_opened_at IS NULL THEN r.first_opened_at
+                                         ELSE LEAST(coalesce(r.first_opened_at, 'infinity'), v.first_opened_at AT TIME ZONE 'UTC') END,
+                  updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS v(id text, opens int, clicks int, first_opened_at timestamptz)
+            WHERE r.id = v.id`,
+    values: [JSON.stringify([...counts].map(([id, c]) => ({ id, opens: c.opens, clicks: c.clicks, first_opened_at: c.firstOpenedAt })))],
   });
 }

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { createPool, type Pool } from '../pool';
 import type { EmailEventSubject } from './event-data';
 import { insertEmails } from './insert-emails';
-import { recordEngagement } from './record-engagement';
+import { type ClickContext, type EngagementHit, recordEngagement } from './record-engagement';
 import { recordOutcomes, type FeedbackOutcome, type RecipientAttempt, type RecipientFeedback, type RecipientOutcome } from './record-outcomes';
 
 const OK: SmtpReplyData = { code: 250, enhanced_code: '2.0.0', message: 'OK' };
@@ -249,21 +249,84 @@ describe('recordOutcomes with replayed reports', () => {
 });
 
 describe('recordEngagement', () => {
+  const hit = (sent: Sent, i: number, kind: 'open' | 'click', extra: Partial<EngagementHit> = {}): EngagementHit => ({
+    kind,
+    emailId: sent.email.id,
+    recipientId: sent.recipients[i]!.id,
+    ...(kind === 'click' ? { link: 'https://acme.test/a' } : {}),
+    ipAddress: '192.0.2.1',
+    userAgent: 'Mail',
+    isBot: false,
+    at: new Date(Date.now() + 5),
+    ...extra,
+  });
+  const counters = async (sent: Sent) =>
+    (await pool.query<{ opens: number; clicks: number; first_opened_at: Date | null }>({
+      text: 'SELECT opens, clicks, first_opened_at FROM email_recipients WHERE email_id = $1 ORDER BY address',
+      values: [sent.email.id],
+    })).rows;
+
   test('when an open is recorded, then the status is unchanged and lastEvent moves to email.opened', async () => {
     const sent = await newEmail(2);
     await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
-    const opens = sent.recipients.map((r) => ({
-      email: sent.email,
-      recipient: r.address,
-      type: 'email.opened' as const,
-      detail: { open: { ip_address: '192.0.2.1', user_agent: 'Mail' } },
-      at: new Date(Date.now() + 5),
-    }));
-    await recordEngagement(pool, opens);
+    const result = await recordEngagement(pool, [hit(sent, 0, 'open'), hit(sent, 1, 'open')]);
+    expect(result).toEqual({ appended: 2, dropped: 0 });
     const s = await state(sent);
     expect(s.status).toBe('delivered');
     expect(s.recipients.map((r) => r.status)).toEqual(['delivered', 'delivered']);
     expect(s.lastEvent).toBe('email.opened');
     expect(s.types.filter((t) => t === 'email.opened')).toHaveLength(2);
+  });
+
+  test('when people and bots open and click, then every event is stored with is_bot and only people are counted', async () => {
+    const sent = await newEmail(1);
+    await recordOutcomes(pool, [delivered(sent)]);
+    const firstOpen = new Date(Date.now() + 10);
+    await recordEngagement(pool, [
+      hit(sent, 0, 'open', { isBot: true, at: new Date(Date.now() + 5), userAgent: 'Mozilla/5.0' }),
+      hit(sent, 0, 'open', { at: firstOpen }),
+      hit(sent, 0, 'open', { at: new Date(Date.now() + 20) }),
+      hit(sent, 0, 'click', { at: new Date(Date.now() + 30) }),
+      hit(sent, 0, 'click', { isBot: true, at: new Date(Date.now() + 40) }),
+    ]);
+    expect(await counters(sent)).toEqual([{ opens: 2, clicks: 1, first_opened_at: firstOpen }]);
+    const { rows } = await pool.query<{ type: string; data: any }>({
+      text: "SELECT type, data FROM email_events WHERE email_id = $1 AND type IN ('email.opened', 'email.clicked') ORDER BY created_at",
+      values: [sent.email.id],
+    });
+    expect(rows.map((r) => [r.type, (r.data.open ?? r.data.click).is_bot])).toEqual([
+      ['email.opened', true],
+      ['email.opened', false],
+      ['email.opened', false],
+      ['email.clicked', false],
+      ['email.clicked', true],
+    ]);
+    expect(rows[3]!.data.click).toEqual({ link: 'https://acme.test/a', ip_address: '192.0.2.1', user_agent: 'Mail', is_bot: false });
+    expect(rows[0]!.data).toMatchObject({ email_id: sent.email.id, recipient: sent.recipients[0]!.address, subject: 'Hi' });
+  });
+
+  test('when a click is judged by its timing, then the judge sees the delivery and the neighbouring clicks', async () => {
+    const sent = await newEmail(1);
+    await recordOutcomes(pool, [delivered(sent)]);
+    const t0 = Date.now() + 1_000;
+    await recordEngagement(pool, [hit(sent, 0, 'click', { at: new Date(t0), link: 'https://acme.test/1' })]);
+    const seen: ClickContext[] = [];
+    await recordEngagement(pool, [hit(sent, 0, 'click', { at: new Date(t0 + 300), link: 'https://acme.test/2' })], {
+      judgeClick: (_click, context) => {
+        seen.push(context);
+        return context.otherClicks.length > 0;
+      },
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.deliveredAt).toBeInstanceOf(Date);
+    expect(seen[0]!.otherClicks).toEqual([{ at: new Date(t0), link: 'https://acme.test/1' }]);
+    expect(await counters(sent)).toEqual([expect.objectContaining({ clicks: 1 })]);
+  });
+
+  test('when the email was deleted, then its hits are dropped and the others recorded', async () => {
+    const kept = await newEmail(1);
+    const gone = await newEmail(1);
+    await pool.query({ text: 'DELETE FROM emails WHERE id = $1', values: [gone.email.id] });
+    expect(await recordEngagement(pool, [hit(kept, 0, 'open'), hit(gone, 0, 'open')])).toEqual({ appended: 1, dropped: 1 });
   });
 });

@@ -3,12 +3,14 @@ import type { PoolClient } from '../pool';
 
 /**
  * What an event is about: one recipient of a sent email (the email's timeline), a received
- * email (`email.received`, which has no row in `emails`), or a webhook endpoint (`webhook.test`).
+ * email (`email.received`, which has no row in `emails`), a webhook endpoint (`webhook.test`), or a
+ * sending domain (`domain.updated`).
  */
 export type EventSubject =
   | { kind: 'email'; emailId: string; recipient: string }
   | { kind: 'received_email'; receivedEmailId: string }
-  | { kind: 'webhook'; webhookId: string };
+  | { kind: 'webhook'; webhookId: string }
+  | { kind: 'domain'; domainId: string };
 
 /** An event to append; its `data` is already in the webhook form of DESIGN §5 (snake_case). */
 export interface NewEvent {
@@ -40,6 +42,7 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
     recipient: e.subject.kind === 'email' ? e.subject.recipient : null,
     received_email_id: e.subject.kind === 'received_email' ? e.subject.receivedEmailId : null,
     webhook_id: e.subject.kind === 'webhook' ? e.subject.webhookId : null,
+    domain_id: e.subject.kind === 'domain' ? e.subject.domainId : null,
     type: e.type,
     data: e.data,
     created_at: e.createdAt?.toISOString() ?? now,
@@ -48,11 +51,11 @@ export async function appendEvents(client: PoolClient, events: readonly NewEvent
   await client.query({
     name: 'mailroom-append-events',
     // ORDER BY ordinality: positions (a bigserial default) are drawn in the order given.
-    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, source_key)
-           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.type, e.data, e.created_at, e.source_key
+    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, domain_id, type, data, created_at, source_key)
+           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.domain_id, e.type, e.data, e.created_at, e.source_key
              FROM ROWS FROM (jsonb_to_recordset($1::jsonb)
-                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, type text, data jsonb, created_at timestamptz, source_key text))
-                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at, source_key, n)
+                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, domain_id text, type text, data jsonb, created_at timestamptz, source_key text))
+                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, domain_id, type, data, created_at, source_key, n)
             ORDER BY e.n`,
     values: [JSON.stringify(rows)],
   });

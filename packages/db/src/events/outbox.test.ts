@@ -142,6 +142,19 @@ describe('the event outbox', () => {
     }
   });
 
+  test('when a follower reads many events in small pages, then it gets each once in position order (numbers, not text)', async () => {
+    // Positions 996…1020 cross from three digits to four, where text order differs from numeric order.
+    await first.query({ text: "SELECT setval(pg_get_serial_sequence('email_events', 'position'), 995)" });
+    const appended = await inTransaction(first, (client) => appendEvents(client, Array.from({ length: 25 }, (_, i) => received(`inb_page_${i}`))));
+    const follower = new Follower(first);
+    await new Follower(first).pollFor(25);
+    const seen: string[] = [];
+    for (let page = await readOutbox(first, follower.cursor, 7); page.events.length > 0; page = await readOutbox(first, page.cursor, 7)) {
+      seen.push(...page.events.map((e) => e.id));
+    }
+    expect(seen).toEqual(appended);
+  });
+
   test('when an email.received event is appended, then it needs no email row and is presented in the form of DESIGN §5', async () => {
     const createdAt = new Date('2026-11-22T10:00:01.000Z');
     const [id] = await inTransaction(first, (client) => appendEvents(client, [received('inb_01', { id: 'evt_received', createdAt })]));

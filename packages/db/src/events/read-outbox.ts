@@ -41,6 +41,8 @@ interface OutboxRow {
   position: string;
 }
 
+// The ORDER BY names the table's columns: a bare `position` would sort by the text alias of the
+// select list ("10" before "9"), and a page would skip events below its last one.
 /**
  * Reads up to `limit` events after `after`, in (transaction id, position) order, returning only
  * events whose transaction is older than every transaction still running
@@ -59,7 +61,7 @@ export async function readOutbox(db: Queryable, after: OutboxCursor, limit: numb
              FROM email_events
             WHERE (xact_id, position) > ($1::xid8, $2::bigint)
               AND xact_id < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY xact_id, position
+            ORDER BY email_events.xact_id, email_events.position
             LIMIT $3`,
     values: [after.xactId, after.position, limit],
   });

@@ -66,7 +66,7 @@ export interface RouteDefinition<
   /** Defaults to 1 MB (DESIGN §4). */
   bodyLimit?: string;
   success: {
-    status: 200 | 201;
+    status: 200 | 201 | 202;
     description: string;
     schema: z.ZodType;
     /** Defaults to application/json; a handler for another type writes the response itself. */

@@ -3,6 +3,7 @@ import { ERROR_STATUS, WEBHOOK_EVENT_TYPES, type ErrorName } from '@mailroom/cor
 import { routeErrors, type Access, type AnyRoute } from '../http/route';
 import { errorSchema } from '../schemas/common';
 import { OPERATION_EXAMPLES } from './examples';
+import { registerWebhookDeliveries, webhookPayloadDefinitions } from './webhook-deliveries';
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
@@ -67,6 +68,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
     description: 'Event types a webhook endpoint can subscribe to.',
   });
 
+  registerWebhookDeliveries(registry);
+
   for (const route of routes) {
     const contentType = route.success.contentType ?? 'application/json';
     const example = OPERATION_EXAMPLES[route.operationId];
@@ -93,7 +96,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
     });
   }
 
-  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31([...registry.definitions, ...webhookPayloadDefinitions()]).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Mailroom API', version: '1.0.0', description: DESCRIPTION },
     servers: [{ url: serverUrl }],

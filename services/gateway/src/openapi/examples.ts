@@ -1,3 +1,6 @@
+import { DOMAIN_EXAMPLES } from '../features/domains/examples';
+import { WEBHOOK_EXAMPLES } from './webhook-examples';
+
 /**
  * An example request and response for every operation, keyed by operationId and merged into the
  * OpenAPI document. A test parses each one with its route's own schemas, so they cannot drift.
@@ -72,6 +75,9 @@ const summary = {
       attempts: 1,
       lastResponse: '250 2.0.0 OK queued as 4XkQ2b',
       nextAttemptAt: null,
+      opens: 0,
+      clicks: 0,
+      firstOpenedAt: null,
     },
     {
       email: 'bob@example.com',
@@ -80,6 +86,9 @@ const summary = {
       attempts: 1,
       lastResponse: '451 4.7.1 Greylisted, try again in 300 seconds',
       nextAttemptAt: '2026-11-21T10:05:01.000Z',
+      opens: 0,
+      clicks: 0,
+      firstOpenedAt: null,
     },
   ],
 };
@@ -109,7 +118,7 @@ const scheduled = {
   status: 'canceled',
   lastEvent: null,
   scheduledAt: '2030-01-01T09:00:00.000Z',
-  recipients: [{ email: 'alice@example.com', kind: 'to', status: 'canceled', attempts: 0, lastResponse: null, nextAttemptAt: null }],
+  recipients: [{ email: 'alice@example.com', kind: 'to', status: 'canceled', attempts: 0, lastResponse: null, nextAttemptAt: null, opens: 0, clicks: 0, firstOpenedAt: null }],
   to: ['alice@example.com'],
   events: [],
 };
@@ -165,6 +174,7 @@ const receivedEmail = {
 };
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
+  ...WEBHOOK_EXAMPLES,
   signUp: {
     request: { email: 'ada@acme.example', password: 'correct horse battery staple', projectName: 'Acme' },
     response: { sessionToken: SESSION_TOKEN, user, project },
@@ -224,6 +234,24 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   getEmail: { params: { id: EMAIL_ID }, response: email },
   cancelEmail: { params: { id: EMAIL_ID }, response: scheduled },
+  listEmailClicks: {
+    params: { id: EMAIL_ID },
+    response: {
+      object: 'list',
+      data: [
+        {
+          object: 'link_clicks',
+          link: 'https://acme.example/pricing',
+          clicks: 3,
+          uniqueClicks: 2,
+          botClicks: 1,
+          firstClickedAt: '2026-11-21T10:12:40.000Z',
+          lastClickedAt: '2026-11-21T14:03:09.000Z',
+        },
+      ],
+      hasMore: false,
+    },
+  },
   listSuppressions: { query: { limit: '50' }, response: { object: 'list', data: [suppression], hasMore: false } },
   getSuppression: { params: { email: 'gone@example.com' }, response: suppression },
   deleteSuppression: { params: { email: 'gone@example.com' }, response: { object: 'suppression', id: 'gone@example.com', deleted: true } },
@@ -245,4 +273,5 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   openApiDocument: { response: { openapi: '3.1.0', info: { title: 'Mailroom API', version: '1.0.0' }, paths: {} } },
   apiReference: { response: '<!doctype html><html lang="en"><head><title>Mailroom API reference</title>…' },
   apiReferenceAsset: { params: { asset: 'swagger-ui.css' }, response: '.swagger-ui{…}' },
+  ...DOMAIN_EXAMPLES,
 };

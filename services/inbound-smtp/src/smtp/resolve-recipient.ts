@@ -1,5 +1,5 @@
 import { routeCandidates, type Verp } from '@mailroom/core';
-import { findRecipientProject, findRoutesByMatch, type Queryable, type RouteMatch } from '@mailroom/db';
+import { findRecipientProject, findRoutesByMatch, isVerifiedReturnPathDomain, type Queryable, type RouteMatch } from '@mailroom/db';
 
 // How long a route found for an address is reused without asking PostgreSQL again (ms).
 export const ROUTE_CACHE_TTL_MS = 5_000;
@@ -17,11 +17,13 @@ export interface RecipientResolverOptions {
   verp: Verp;
   /** BOUNCE_DOMAIN: `fbl@` it is the feedback-loop address. */
   bounceDomain: string;
+  /** RETURN_PATH_LABEL: VERP addresses are also accepted at `<label>.<verified domain>`. */
+  returnPathLabel?: string;
 }
 
 /**
- * Decides whether the MX accepts a recipient: a VERP return path whose MAC verifies and whose
- * recipient row exists, `fbl@BOUNCE_DOMAIN`, or an address a route claims (exact, then without
+ * Decides whether the MX accepts a recipient: a VERP return path (at BOUNCE_DOMAIN or a verified
+ * domain's return-path subdomain) whose MAC verifies and whose recipient row exists, `fbl@BOUNCE_DOMAIN`, or an address a route claims (exact, then without
  * `+tag`, then `*@domain`). Anything else is null, and is refused: never an open relay.
  *
  * Routes found are cached for ROUTE_CACHE_TTL_MS (a lookup per RCPT was half the MX's
@@ -38,7 +40,7 @@ export class RecipientResolver {
   }
 
   async resolve(address: string): Promise<Recipient | null> {
-    const recipientId = this.options.verp.parse(address);
+    const recipientId = this.options.verp.parse(address) ?? (await this.parseAtReturnPathDomain(address));
     if (recipientId) {
       const projectId = await findRecipientProject(this.options.db, recipientId);
       return projectId ? { kind: 'verp', address, recipientId, projectId } : null;
@@ -46,6 +48,20 @@ export class RecipientResolver {
     if (address.toLowerCase() === this.fbl) return { kind: 'fbl', address };
     const route = await this.findRoute(address);
     return route ? { kind: 'route', address, routeId: route.id, projectId: route.projectId } : null;
+  }
+
+  /**
+   * A VERP address at a verified domain's return-path subdomain (DESIGN §7): only addresses
+   * shaped like one cost a lookup, and the MAC is checked as for BOUNCE_DOMAIN.
+   */
+  private async parseAtReturnPathDomain(address: string): Promise<string | null> {
+    const label = this.options.returnPathLabel;
+    if (!label || !/^<?\s*bounces\+/i.test(address)) return null;
+    const host = address.slice(address.lastIndexOf('@') + 1).replace(/>\s*$/, '').trim().toLowerCase();
+    // The MAC first: a forged address costs no query.
+    const recipientId = this.options.verp.parse(address, [host]);
+    if (!recipientId) return null;
+    return (await isVerifiedReturnPathDomain(this.options.db, host, label)) ? recipientId : null;
   }
 
   private async findRoute(address: string): Promise<RouteMatch | undefined> {

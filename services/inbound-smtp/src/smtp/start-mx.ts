@@ -51,7 +51,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     maxConnections: config.smtpMaxConnections,
     idleTimeoutMs: config.smtpIdleTimeoutSeconds * 1000,
     limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
-    resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain }),
+    resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain, returnPathLabel: config.returnPathLabel }),
     store,
     drain,
     metrics: createInboundMetrics(options.registry),

@@ -1,9 +1,9 @@
 import { conflict, isId, notFound, type DeliveryStatus } from '@mailroom/core';
-import { findEmailIdsByRecipient, type Database, type Queryable } from '@mailroom/db';
+import { findEmailIdsByRecipient, readLinkClicks, type Database, type Queryable } from '@mailroom/db';
 import { pageArgs, type ListQuery } from '../../http/pagination';
 
 const recipientSelect = {
-  select: { address: true, kind: true, status: true, attempts: true, lastResponse: true, nextAttemptAt: true },
+  select: { address: true, kind: true, status: true, attempts: true, lastResponse: true, nextAttemptAt: true, opens: true, clicks: true, firstOpenedAt: true },
   orderBy: { id: 'asc' as const },
 };
 
@@ -16,6 +16,14 @@ export async function getEmail(db: Database, projectId: string, id: string) {
   });
   if (!email) throw notFound('email');
   return email;
+}
+
+/** Clicks per link of one email of the project (404 for another project's or a missing email). */
+export async function getLinkClicks(db: Database, pool: Queryable, projectId: string, id: string) {
+  if (!isId('email', id)) throw notFound('email');
+  const email = await db.email.findFirst({ where: { id, projectId }, select: { id: true } });
+  if (!email) throw notFound('email');
+  return readLinkClicks(pool, projectId, id);
 }
 
 export interface EmailListQuery extends ListQuery {

@@ -1,5 +1,5 @@
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailroom/core';
-import { type Email, type EmailEvent, type EmailRecipient, presentEvent } from '@mailroom/db';
+import { type Email, type EmailEvent, type EmailRecipient, type LinkClicks, presentEvent } from '@mailroom/db';
 import { z } from 'zod';
 import { timestamp } from '../../schemas/common';
 
@@ -10,11 +10,10 @@ const eventSchema = z
     id: z.string().meta({ example: 'evt_01JD0000000000000000000000' }),
     type: z.enum(WEBHOOK_EVENT_TYPES),
     created_at: timestamp,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}.' }),
+    data: z.record(z.string(), z.unknown()).meta({ description: 'email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; open {ip_address, user_agent, is_bot} on email.opened and click {link, ip_address, user_agent, is_bot} on email.clicked (is_bot: a privacy proxy, prefetcher or link scanner); events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}.' }),
   })
   .meta({ id: 'Event' });
 
-// DESIGN §4 also lists opens, clicks and firstOpenedAt per recipient; they arrive with tracking.
 const recipientSchema = z
   .object({
     email: z.string().meta({ example: 'ada@example.com' }),
@@ -26,6 +25,9 @@ const recipientSchema = z
       .nullable()
       .meta({ description: "The receiving server's latest reply (code and text), or why the latest attempt failed to get one.", example: '451 4.7.1 Greylisted, try again in 300 seconds' }),
     nextAttemptAt: timestamp.nullable().meta({ description: 'When the next attempt is due, while delivery is delayed; null otherwise.' }),
+    opens: z.number().int().meta({ description: 'Opens by people (tracked emails; privacy proxies and prefetchers are not counted).', example: 1 }),
+    clicks: z.number().int().meta({ description: 'Clicks by people (tracked emails; link scanners are not counted).', example: 2 }),
+    firstOpenedAt: timestamp.nullable().meta({ description: 'When a person first opened it; null before.' }),
   })
   .meta({ id: 'EmailRecipient' });
 
@@ -53,11 +55,21 @@ export const emailSchema = z
   .object({ ...emailFields, html: z.string().nullable(), text: z.string().nullable(), events: z.array(eventSchema).meta({ description: 'The timeline, oldest first.' }) })
   .meta({ id: 'Email' });
 
-type PresentedRecipient = Pick<EmailRecipient, 'address' | 'kind' | 'status' | 'attempts' | 'lastResponse' | 'nextAttemptAt'>;
+type PresentedRecipient = Pick<EmailRecipient, 'address' | 'kind' | 'status' | 'attempts' | 'lastResponse' | 'nextAttemptAt' | 'opens' | 'clicks' | 'firstOpenedAt'>;
 type EmailWithRecipients = Email & { recipients: PresentedRecipient[] };
 
 function presentRecipient(r: PresentedRecipient): z.infer<typeof recipientSchema> {
-  return { email: r.address, kind: r.kind, status: r.status, attempts: r.attempts, lastResponse: r.lastResponse, nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null };
+  return {
+    email: r.address,
+    kind: r.kind,
+    status: r.status,
+    attempts: r.attempts,
+    lastResponse: r.lastResponse,
+    nextAttemptAt: r.nextAttemptAt?.toISOString() ?? null,
+    opens: r.opens,
+    clicks: r.clicks,
+    firstOpenedAt: r.firstOpenedAt?.toISOString() ?? null,
+  };
 }
 
 export function presentEmailSummary(email: EmailWithRecipients): z.infer<typeof emailSummarySchema> {
@@ -85,4 +97,20 @@ export function presentEmail(email: EmailWithRecipients & { events: EmailEvent[]
   // The timeline holds only events about this email, whose types the schema lists.
   const events = email.events.map((event) => presentEvent(event) as z.infer<typeof eventSchema>);
   return { ...presentEmailSummary(email), html: email.html, text: email.text, events };
+}
+
+export const linkClicksSchema = z
+  .object({
+    object: z.literal('link_clicks'),
+    link: z.string().meta({ description: 'The URL the link redirects to.', example: 'https://acme.example/pricing' }),
+    clicks: z.number().int().meta({ description: 'Clicks by people.', example: 3 }),
+    uniqueClicks: z.number().int().meta({ description: 'Recipients who clicked it (people).', example: 2 }),
+    botClicks: z.number().int().meta({ description: 'Clicks by link scanners and proxies (is_bot), not counted in clicks.', example: 1 }),
+    firstClickedAt: timestamp.nullable().meta({ description: 'The first click by a person; null when only bots clicked.' }),
+    lastClickedAt: timestamp.nullable().meta({ description: 'The latest click by a person; null when only bots clicked.' }),
+  })
+  .meta({ id: 'LinkClicks' });
+
+export function presentLinkClicks(c: LinkClicks): z.infer<typeof linkClicksSchema> {
+  return { object: 'link_clicks', ...c, firstClickedAt: c.firstClickedAt?.toISOString() ?? null, lastClickedAt: c.lastClickedAt?.toISOString() ?? null };
 }

@@ -5,6 +5,7 @@ import { scopedProjectId } from '../../auth/auth-context';
 import { listQuery, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema, nameField, timestamp } from '../../schemas/common';
+import { requireRouteDomain } from '../domains/sending-domains';
 import { changeRoute, createRoute, getRoute, listProjectRoutes, removeRoute } from './manage-routes';
 
 // An address is at most 254 characters; a little more leaves room for `*@` and spaces to trim.
@@ -48,7 +49,7 @@ const present = (route: RouteRow): z.infer<typeof routeSchema> => ({
 });
 
 const MATCH_RULES =
-  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`. Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
+  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`. Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
 
 export const routeRoutes = [
   defineRoute({
@@ -61,9 +62,11 @@ export const routeRoutes = [
     access: { kind: 'project' },
     body: z.object({ match: matchField, name: nameField.nullable().optional() }).meta({ id: 'CreateRouteRequest' }),
     success: { status: 201, description: 'The new route.', schema: routeSchema },
-    errors: ['conflict'],
+    errors: ['conflict', 'domain_not_verified'],
     async handler({ body, auth, ctx }) {
-      return present(await createRoute(ctx.pool, scopedProjectId(auth), body));
+      const projectId = scopedProjectId(auth);
+      await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
+      return present(await createRoute(ctx.pool, projectId, body));
     },
   }),
   defineRoute({
@@ -105,9 +108,11 @@ export const routeRoutes = [
     params: idParams,
     body: z.object({ match: matchField.optional(), name: nameField.nullable().optional() }).meta({ id: 'UpdateRouteRequest' }),
     success: { status: 200, description: 'The updated route.', schema: routeSchema },
-    errors: ['not_found', 'conflict'],
+    errors: ['not_found', 'conflict', 'domain_not_verified'],
     async handler({ params, body, auth, ctx }) {
-      return present(await changeRoute(ctx.pool, scopedProjectId(auth), params.id, body));
+      const projectId = scopedProjectId(auth);
+      if (body.match !== undefined) await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
+      return present(await changeRoute(ctx.pool, projectId, params.id, body));
     },
   }),
   defineRoute({
@@ -115,12 +120,12 @@ export const routeRoutes = [
     path: '/routes/{id}',
     operationId: 'deleteRoute',
     summary: 'Delete a route',
-    description: 'From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays.',
+    description: 'From then on the MX refuses mail to its match (unless another route covers it). Mail already received stays. While webhook endpoints are scoped to the route it is 409 `conflict`, naming them.',
     tag: 'Routes',
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The route was deleted.', schema: deletedSchema('route') },
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler({ params, auth, ctx }) {
       await removeRoute(ctx.pool, scopedProjectId(auth), params.id);
       return { object: 'route', id: params.id, deleted: true };

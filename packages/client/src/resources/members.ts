@@ -1,0 +1,26 @@
+import type { HttpClient } from '../http-client.ts';
+import type { Deleted, Schema } from '../operation-types.ts';
+import type { PagePromise } from '../pagination.ts';
+import type { RequestOptions } from '../request-options.ts';
+
+export type Member = Schema<'Member'>;
+export type AddMemberParams = Schema<'AddMemberRequest'>;
+
+/** The people of a project. Adding and removing are for its owners, with a console session. */
+export class Members {
+  constructor(private readonly http: HttpClient) {}
+
+  /** Adds an existing user, by email, with a role. */
+  add(projectId: string, params: AddMemberParams, options?: RequestOptions): Promise<Member> {
+    return this.http.call('post', '/projects/{id}/members', { params: { id: projectId }, body: params }, options);
+  }
+
+  list(projectId: string, options?: RequestOptions): PagePromise<Member> {
+    return this.http.list('/projects/{id}/members', { params: { id: projectId } }, options);
+  }
+
+  /** Removes a user from the project (409 `conflict` for its last owner). */
+  remove(projectId: string, userId: string, options?: RequestOptions): Promise<Deleted> {
+    return this.http.call('delete', '/projects/{id}/members/{userId}', { params: { id: projectId, userId } }, options);
+  }
+}

@@ -1,0 +1,54 @@
+import type { StoredEvent } from '../events';
+
+/**
+ * What one attempt needs: the (event, endpoint) pair, the endpoint's URL and secrets (still
+ * encrypted), and the event itself. Secrets are decrypted only where the request is signed.
+ */
+export interface DeliveryTarget {
+  eventId: string;
+  webhookId: string;
+  projectId: string;
+  url: string;
+  secretCiphertext: string;
+  /** The secret before the last rotation while it is still signed with (24 h), else null. */
+  previousSecretCiphertext: string | null;
+  /** This attempt is `manual` (recover, replay, test) rather than part of the retry schedule. */
+  manual: boolean;
+  /** Attempts made before this one. */
+  attemptsBefore: number;
+  event: StoredEvent;
+}
+
+/** A target row as the queries below return it. */
+export interface DeliveryTargetRow {
+  event_id: string;
+  webhook_id: string;
+  project_id: string;
+  url: string;
+  secret_ciphertext: string;
+  previous_secret_ciphertext: string | null;
+  manual: boolean;
+  attempts: number;
+  type: string;
+  data: unknown;
+  created_at: Date;
+}
+
+/** The columns of a target, for `SELECT`s over webhook_deliveries d, webhooks w, email_events e. */
+export const TARGET_COLUMNS = `d.event_id, d.webhook_id, d.project_id, w.url, w.secret_ciphertext,
+  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
+  d.manual, d.attempts, e.type, e.data, e.created_at`;
+
+export function toDeliveryTarget(row: DeliveryTargetRow): DeliveryTarget {
+  return {
+    eventId: row.event_id,
+    webhookId: row.webhook_id,
+    projectId: row.project_id,
+    url: row.url,
+    secretCiphertext: row.secret_ciphertext,
+    previousSecretCiphertext: row.previous_secret_ciphertext,
+    manual: row.manual,
+    attemptsBefore: row.attempts,
+    event: { id: row.event_id, type: row.type, createdAt: row.created_at, data: row.data },
+  };
+}

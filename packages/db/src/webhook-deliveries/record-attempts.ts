@@ -1,0 +1,136 @@
+import { newId } from '@mailroom/core';
+import { inTransaction, type Pool, type PoolClient } from '../pool';
+import { type AttemptRow, toWebhookAttempt, type WebhookAttempt } from './attempt-row';
+
+/** How long an endpoint may fail without a single success before it is disabled as `failing`. */
+export const FAILING_DISABLE_DAYS = 5;
+
+/** The outcome of one POST, to be written to the log, its delivery row and its endpoint. */
+export interface AttemptRecord {
+  eventId: string;
+  webhookId: string;
+  eventType: string;
+  trigger: 'scheduled' | 'manual';
+  url: string;
+  responseStatus: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  success: boolean;
+  /** When a failed scheduled attempt is tried again; null when it is not (schedule exhausted, manual, gone). */
+  nextRetryAt: Date | null;
+  createdAt: Date;
+  /** Made under the delivery's lease (scheduled, recover, test): the lease is released. A replay holds none. */
+  leased: boolean;
+  /** The response said the endpoint is gone (410): it is disabled. */
+  gone: boolean;
+}
+
+/**
+ * Writes attempts in one transaction: an attempt row each (numbered after its delivery's
+ * previous attempts), the delivery rows (succeeded; pending until `nextRetryAt`; or failed),
+ * and the endpoints (last success, failing since, disabled after a 410 or 5 days of failures).
+ * A replay (`leased: false`) that fails leaves its delivery as it was: a pending retry stays
+ * scheduled. Attempts whose delivery row is gone (endpoint deleted) are dropped. Returns the
+ * attempt rows written.
+ */
+export async function recordAttempts(pool: Pool, records: readonly AttemptRecord[]): Promise<WebhookAttempt[]> {
+  if (records.length === 0) return [];
+  return inTransaction(pool, async (client) => {
+    const attempts = await writeAttempts(client, records);
+    await updateEndpoints(client, records);
+    return attempts;
+  });
+}
+
+async function writeAttempts(client: PoolClient, records: readonly AttemptRecord[]): Promise<WebhookAttempt[]> {
+  const rows = records.map((r) => ({
+    id: newId('webhookAttempt'),
+    event_id: r.eventId,
+    webhook_id: r.webhookId,
+    event_type: r.eventType,
+    trigger: r.trigger,
+    url: r.url,
+    response_status: r.responseStatus,
+    // PostgreSQL text cannot hold NUL.
+    response_body: r.responseBody?.replaceAll('\u0000', '') ?? null,
+    duration_ms: Math.max(0, Math.round(r.durationMs)),
+    error: r.error,
+    success: r.success,
+    next_retry_at: r.nextRetryAt?.toISOString() ?? null,
+    created_at: r.createdAt.toISOString(),
+    leased: r.leased,
+  }));
+  const { rows: written } = await client.query<AttemptRow>({
+    name: 'mailroom-webhook-record-attempts',
+    text: `WITH x AS (
+             SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, event_id text, webhook_id text, event_type text, trigger text, url text,
+               response_status int, response_body text, duration_ms int, error text, success boolean, next_retry_at timestamptz,
+               created_at timestamptz, leased boolean)),
+           d AS (
+             UPDATE webhook_deliveries d SET
+               attempts = d.attempts + 1,
+               state = CASE WHEN x.success THEN 'succeeded'::"WebhookDeliveryState"
+                            WHEN x.next_retry_at IS NOT NULL THEN 'pending'::"WebhookDeliveryState"
+                            WHEN NOT x.leased THEN d.state
+                            ELSE 'failed'::"WebhookDeliveryState" END,
+               next_attempt_at = CASE WHEN x.success THEN NULL
+                                      WHEN x.next_retry_at IS NOT NULL THEN x.next_retry_at
+                                      WHEN NOT x.leased THEN d.next_attempt_at
+                                      ELSE NULL END,
+               lease_until = CASE WHEN x.leased THEN NULL ELSE d.lease_until END,
+               manual = CASE WHEN x.leased THEN false ELSE d.manual END,
+               updated_at = now()
+               FROM x
+              WHERE d.event_id = x.event_id AND d.webhook_id = x.webhook_id
+             RETURNING d.event_id, d.webhook_id, d.attempts)
+           INSERT INTO webhook_attempts (id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body,
+                                         duration_ms, error, success, next_retry_at, created_at)
+           SELECT x.id, x.webhook_id, x.event_id, x.event_type, d.attempts, x.trigger::"WebhookTrigger", x.url, x.response_status,
+                  x.response_body, x.duration_ms, x.error, x.success, x.next_retry_at, x.created_at
+             FROM x JOIN d ON d.event_id = x.event_id AND d.webhook_id = x.webhook_id
+           RETURNING *`,
+    values: [JSON.stringify(rows)],
+  });
+  return written.map(toWebhookAttempt);
+}
+
+/** Per endpoint: its newest success in the batch, the first failure after it, and whether it answered 410. */
+function summarise(records: readonly AttemptRecord[]) {
+  const byEndpoint = new Map<string, AttemptRecord[]>();
+  for (const r of records) byEndpoint.set(r.webhookId, [...(byEndpoint.get(r.webhookId) ?? []), r]);
+  return [...byEndpoint].map(([webhookId, list]) => {
+    const sorted = [...list].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime());
+    const lastSuccess = sorted.filter((r) => r.success).at(-1)?.createdAt ?? null;
+    const firstFailure = sorted.find((r) => !r.success && (lastSuccess === null || r.createdAt > lastSuccess))?.createdAt ?? null;
+    return {
+      webhook_id: webhookId,
+      last_success: lastSuccess?.toISOString() ?? null,
+      first_failure: firstFailure?.toISOString() ?? null,
+      gone: list.some((r) => r.gone),
+    };
+  });
+}
+
+async function updateEndpoints(client: PoolClient, records: readonly AttemptRecord[]): Promise<void> {
+  await client.query({
+    name: 'mailroom-webhook-record-endpoints',
+    // failing_since: set by the first failure after a success (or ever), cleared by a success.
+    text: `UPDATE webhooks w SET
+             last_success_at = CASE WHEN s.last_success IS NULL THEN w.last_success_at
+                                    ELSE GREATEST(w.last_success_at, s.last_success) END,
+             failing_since = CASE WHEN s.last_success IS NOT NULL THEN s.first_failure
+                                  ELSE COALESCE(w.failing_since, s.first_failure) END,
+             enabled = w.enabled AND NOT s.gone
+                       AND NOT (s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $2)),
+             disabled_reason = CASE WHEN NOT w.enabled THEN w.disabled_reason
+                                    WHEN s.gone THEN 'gone'::"WebhookDisabledReason"
+                                    WHEN s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $2)
+                                      THEN 'failing'::"WebhookDisabledReason"
+                                    ELSE w.disabled_reason END,
+             updated_at = now()
+             FROM jsonb_to_recordset($1::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean)
+            WHERE w.id = s.webhook_id`,
+    values: [JSON.stringify(summarise(records)), FAILING_DISABLE_DAYS],
+  });
+}

@@ -1,0 +1,3 @@
+export * from './webhook-secret';
+export * from './webhook-rows';
+export * from './webhook-attempts';

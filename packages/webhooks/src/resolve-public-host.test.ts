@@ -1,0 +1,56 @@
+import { createResolver } from '@mailroom/core';
+import { DnsServer } from '../../../test/support/dns-server';
+import { resolvePublicHost } from './resolve-public-host';
+
+describe('resolvePublicHost', () => {
+  const dns = new DnsServer({
+    zone: {
+      'public.example.test': { A: ['93.184.216.34'], AAAA: ['2606:2800:220:1:248:1893:25c8:1946'] },
+      'mixed.example.test': { A: ['93.184.216.34', '10.0.0.7'] },
+      'six.example.test': { AAAA: ['::1'] },
+      'mapped.example.test': { AAAA: ['::ffff:127.0.0.1'] },
+      'metadata.example.test': { A: ['169.254.169.254'] },
+    },
+  });
+  let resolver: ReturnType<typeof createResolver>;
+
+  beforeAll(async () => {
+    await dns.start();
+    resolver = createResolver([dns.address], 1_000);
+  });
+  afterAll(() => dns.stop());
+
+  const check = (host: string, allowPrivateNetworks = false) => resolvePublicHost(host, { resolver, allowPrivateNetworks });
+
+  test('when every address is public, then all of them are returned, A and AAAA', async () => {
+    expect(await check('public.example.test')).toEqual([
+      { address: '93.184.216.34', family: 4 },
+      { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
+    ]);
+  });
+
+  test.each([
+    ['mixed.example.test', '10.0.0.7'],
+    ['six.example.test', '::1'],
+    ['mapped.example.test', '::ffff:127.0.0.1'],
+    ['metadata.example.test', '169.254.169.254'],
+    ['localhost', '127.0.0.1'],
+    ['api.localhost', '127.0.0.1'],
+    ['127.0.0.1', '127.0.0.1'],
+    ['[::1]', '::1'],
+  ])('when %s resolves to a private address, then it is refused naming %s', async (host, address) => {
+    await expect(check(host)).rejects.toMatchObject({ name: 'UnsafeWebhookHostError', reason: 'private_address', message: expect.stringContaining(address) });
+  });
+
+  test('when ALLOW_PRIVATE_NETWORKS is on, then private addresses are returned', async () => {
+    expect(await check('mixed.example.test', true)).toHaveLength(2);
+    expect(await check('localhost', true)).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+  });
+
+  test('when the name does not exist, then it is refused as unresolvable', async () => {
+    await expect(check('nowhere.example.test')).rejects.toMatchObject({ reason: 'unresolvable' });
+  });
+});

@@ -1,0 +1,122 @@
+import { type Token, Tokenizer, type TokenHandler, TokenizerMode } from 'parse5';
+
+/** An `href` of an `<a>` or `<area>` start tag, where it sits in the source. */
+export interface HrefSite {
+  /** The attribute's value as the parser reads it (character references decoded). */
+  value: string;
+  /** Source offsets of the value's characters, quotes excluded. */
+  start: number;
+  end: number;
+  /** The quote around the value in the source; null for an unquoted value. */
+  quote: '"' | "'" | null;
+  /** The link carries `data-mailroom-track="off"`. */
+  trackingOff: boolean;
+}
+
+/** What link tracking needs to know of an HTML document. */
+export interface HtmlScan {
+  hrefs: HrefSite[];
+  /** Offset of the first `</body>` end tag, where the open pixel goes; null without one. */
+  bodyEnd: number | null;
+  /** The `href` of the first `<base>` that has one, as the parser reads it; null without one. */
+  baseHref: string | null;
+}
+
+// Elements whose content the tokenizer must read as text, as the tree builder would tell it
+// (HTML §13.2.6.4); scripting is taken as off, as in mail clients, so <noscript> is markup.
+const TEXT_MODES: Record<string, (typeof TokenizerMode)[keyof typeof TokenizerMode]> = {
+  title: TokenizerMode.RCDATA,
+  textarea: TokenizerMode.RCDATA,
+  style: TokenizerMode.RAWTEXT,
+  xmp: TokenizerMode.RAWTEXT,
+  iframe: TokenizerMode.RAWTEXT,
+  noembed: TokenizerMode.RAWTEXT,
+  noframes: TokenizerMode.RAWTEXT,
+  script: TokenizerMode.SCRIPT_DATA,
+  plaintext: TokenizerMode.PLAINTEXT,
+};
+const LINK_ELEMENTS = new Set(['a', 'area']);
+const FOREIGN_ROOTS = new Set(['svg', 'math']);
+// Where SVG and MathML hand back to HTML parsing (HTML integration points).
+const INTEGRATION_POINTS = new Set(['foreignobject', 'desc', 'title', 'annotation-xml', 'mi', 'mo', 'mn', 'ms', 'mtext']);
+
+/**
+ * Reads an HTML document with parse5's spec tokenizer (with source offsets) and finds the
+ * `href`s of links, where `</body>` is and the document's `<base href>`. Comments (Outlook's
+ * `<!--[if mso]>…<![endif]-->` included), script, style and other text-only content are
+ * tokens of their own, so nothing in them is taken for a link. The document is not changed.
+ */
+export function scanHtml(html: string): HtmlScan {
+  const scan: HtmlScan = { hrefs: [], bodyEnd: null, baseHref: null };
+  // Open foreign (svg, math) elements and HTML integration points, innermost last.
+  const foreign: string[] = [];
+  const inForeign = () => foreign.length > 0 && !INTEGRATION_POINTS.has(foreign[foreign.length - 1] as string);
+  const ignore = () => undefined;
+  const handler: TokenHandler = {
+    onStartTag(token: Token.TagToken) {
+      const name = token.tagName;
+      if (FOREIGN_ROOTS.has(name) || (foreign.length > 0 && INTEGRATION_POINTS.has(name))) {
+        if (!token.selfClosing) foreign.push(name);
+      } else if (!inForeign()) {
+        const mode = TEXT_MODES[name];
+        if (mode !== undefined) tokenizer.state = mode;
+      }
+      tokenizer.inForeignNode = inForeign();
+      if (name === 'base' && scan.baseHref === null) scan.baseHref = attribute(token, 'href');
+      if (LINK_ELEMENTS.has(name)) {
+        const site = hrefSite(html, token);
+        if (site) scan.hrefs.push(site);
+      }
+    },
+    onEndTag(token: Token.TagToken) {
+      const at = foreign.lastIndexOf(token.tagName);
+      if (at >= 0) foreign.length = at;
+      tokenizer.inForeignNode = inForeign();
+      if (token.tagName === 'body' && scan.bodyEnd === null && token.location) scan.bodyEnd = token.location.startOffset;
+    },
+    onComment: ignore,
+    onDoctype: ignore,
+    onEof: ignore,
+    onCharacter: ignore,
+    onNullCharacter: ignore,
+    onWhitespaceCharacter: ignore,
+  };
+  const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, handler);
+  tokenizer.write(html, true);
+  return scan;
+}
+
+function attribute(token: Token.TagToken, name: string): string | null {
+  return token.attrs.find((a) => a.name === name)?.value ?? null;
+}
+
+/**
+ * Where the value of the tag's `href` is: the tokenizer gives where the attribute starts;
+ * from there its syntax (name, `=`, a quoted or unquoted value) is read again. A duplicate
+ * `href` is ignored, as browsers ignore it.
+ */
+function hrefSite(html: string, token: Token.TagToken): HrefSite | null {
+  const value = attribute(token, 'href');
+  const location = token.location?.attrs?.href;
+  if (value === null || !location) return null;
+  let i = location.startOffset + 'href'.length;
+  while (isSpace(html.charCodeAt(i))) i++;
+  if (html[i] !== '=') return null; // `<a href>`: no value to replace
+  i++;
+  while (isSpace(html.charCodeAt(i))) i++;
+  const first = html[i];
+  const trackingOff = attribute(token, 'data-mailroom-track')?.trim().toLowerCase() === 'off';
+  if (first === '"' || first === "'") {
+    const end = html.indexOf(first, i + 1);
+    if (end < 0) return null;
+    return { value, start: i + 1, end, quote: first, trackingOff };
+  }
+  let end = i;
+  while (end < html.length && !isSpace(html.charCodeAt(end)) && html[end] !== '>') end++;
+  return { value, start: i, end, quote: null, trackingOff };
+}
+
+/** The tokenizer's whitespace between attributes: tab, LF, FF, CR, space. */
+function isSpace(code: number): boolean {
+  return code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d || code === 0x20;
+}

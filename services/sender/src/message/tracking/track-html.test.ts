@@ -1,0 +1,169 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
+import { scanHtml } from './scan-html';
+import { HtmlTracking, type TrackedEmail } from './track-html';
+
+const BASE = 'https://t.mailroom.test';
+const tokens = new TrackingTokens(deriveKey('a master secret of sufficient length!', 'tracking'));
+const tracking = new HtmlTracking({ tokens, baseUrl: BASE });
+const CORPUS = join(__dirname, '../../../test/html-corpus');
+
+const email = (html: string, overrides: Partial<TrackedEmail> = {}): TrackedEmail => ({ id: newId('email'), html, trackOpens: true, trackClicks: true, ...overrides });
+const recipient = () => ({ id: newId('recipient'), address: 'ada@example.test' });
+
+/** Tracks `html` for one recipient; returns the output, the URLs its rewritten links redirect to, and the input rebuilt from the output. */
+function track(html: string, overrides: Partial<TrackedEmail> = {}) {
+  const personalize = tracking.forEmail(email(html, overrides));
+  const out = personalize ? personalize(html, recipient()) : html;
+  const before = scanHtml(html).hrefs;
+  const after = scanHtml(out).hrefs;
+  expect(after).toHaveLength(before.length);
+  const redirects: string[] = [];
+  let rebuilt = '';
+  let from = 0;
+  after.forEach((site, i) => {
+    const original = before[i]!;
+    if (site.value.startsWith(`${BASE}/c/`)) {
+      const target = tokens.verify(site.value.slice(BASE.length + 3));
+      expect(target?.kind).toBe('click');
+      if (target?.kind === 'click') redirects.push(target.url);
+    } else {
+      expect(site.value).toBe(original.value);
+    }
+    // Unquoted values were given quotes: they belong to the href value too.
+    const start = original.quote === null && site.quote !== null ? site.start - 1 : site.start;
+    const end = original.quote === null && site.quote !== null ? site.end + 1 : site.end;
+    rebuilt += out.slice(from, start) + html.slice(original.start, original.end);
+    from = end;
+  });
+  rebuilt += out.slice(from);
+  const pixels = [...rebuilt.matchAll(/<img src="https:\/\/t\.mailroom\.test\/o\/([A-Za-z0-9_-]+)" width="1" height="1" alt="" style="[^"]*">/g)];
+  for (const [whole, token] of pixels) {
+    expect(tokens.verify(token!)?.kind).toBe('open');
+    rebuilt = rebuilt.replace(whole, '');
+  }
+  return { out, redirects, rebuilt, pixels: pixels.length };
+}
+
+describe('open and click tracking of HTML', () => {
+  test('when links carry query strings, fragments, non-ASCII, entities, odd case and great length, then the redirect is the URL a browser would follow', () => {
+    const long = `https://long.example/p?${'q=x&'.repeat(1500)}end=1`;
+    const cases: [string, string][] = [
+      ['https://example.com/a?b=1&amp;c=2#frag', 'https://example.com/a?b=1&c=2#frag'],
+      ['https://example.com/a?b=1&c=2', 'https://example.com/a?b=1&c=2'],
+      ['HTTPS://Example.COM/Path?Q=V', 'https://example.com/Path?Q=V'],
+      ['hTtP://example.com', 'http://example.com/'],
+      ['https://example.org/naïve/straße?q=日本語#über', 'https://example.org/na%C3%AFve/stra%C3%9Fe?q=%E6%97%A5%E6%9C%AC%E8%AA%9E#%C3%BCber'],
+      ['https://bücher.example/', 'https://xn--bcher-kva.example/'],
+      ['https://example.com/a%20b/%E2%82%AC?x=%2F&amp;y=%25', 'https://example.com/a%20b/%E2%82%AC?x=%2F&y=%25'],
+      ['https&#58;//example.com/x?a=1&#38;b=2', 'https://example.com/x?a=1&b=2'],
+      ['https://example.com/?q=&quot;hi&quot;', 'https://example.com/?q=%22hi%22'],
+      ['  https://example.com/trim  ', 'https://example.com/trim'],
+      // In an attribute, a reference without ";" before "=" is text (HTML's legacy rule), as browsers read it.
+      ['https://example.com/?a=1&copy=2', 'https://example.com/?a=1&copy=2'],
+      ['https://example.com/?a=1&copy;2', 'https://example.com/?a=1%C2%A92'],
+      ['https://user:pw@example.com:8443/x', 'https://user:pw@example.com:8443/x'],
+      [long, long],
+    ];
+    for (const [href, expected] of cases) {
+      const { redirects, rebuilt } = track(`<p><a href="${href}">x</a></p>`, { trackOpens: false });
+      expect([href, redirects]).toEqual([href, [expected]]);
+      expect(rebuilt).toBe(`<p><a href="${href}">x</a></p>`);
+    }
+  });
+
+  test('when a link is not an http(s) URL, is fragment-only, opted out, or too long for a token, then it is left as it is', () => {
+    const untouched = [
+      'mailto:ada@example.com',
+      'tel:+15555550100',
+      'sms:+15555550100',
+      'javascript:alert(1)',
+      'ftp://files.example/f.zip',
+      '#top',
+      '',
+      'relative/page',
+      '//cdn.example/no-base',
+      `https://huge.example/${'x'.repeat(9000)}`,
+    ];
+    for (const href of untouched) expect(track(`<a href="${href}">x</a>`, { trackOpens: false }).redirects).toEqual([]);
+    const optOut = '<a data-mailroom-track="off" href="https://example.com/u">u</a><a href="https://example.com/u" DATA-MAILROOM-TRACK="OFF">v</a>';
+    expect(track(optOut, { trackOpens: false }).out).toBe(optOut);
+  });
+
+  test('when a document has a <base href>, then relative links resolve against it and absolute ones stay absolute', () => {
+    const html = '<base href="https://shop.example/store/"><a href="p/1">a</a><a href="/sale">b</a><a href="https://other.example/">c</a><a href="mailto:x@y">d</a>';
+    expect(track(html, { trackOpens: false }).redirects).toEqual(['https://shop.example/store/p/1', 'https://shop.example/sale', 'https://other.example/']);
+  });
+
+  test('when only opens or only clicks are tracked, then only the pixel or only the links change; neither on: no personalisation', () => {
+    const html = '<html><body><a href="https://example.com/">x</a></body></html>';
+    const opens = track(html, { trackClicks: false });
+    expect([opens.redirects, opens.pixels]).toEqual([[], 1]);
+    expect(opens.out.indexOf('<img')).toBe(html.indexOf('</body>'));
+    const clicks = track(html, { trackOpens: false });
+    expect([clicks.redirects, clicks.pixels]).toEqual([['https://example.com/'], 0]);
+    expect(tracking.forEmail(email(html, { trackOpens: false, trackClicks: false }))).toBeNull();
+    expect(tracking.forEmail(email('', { html: null }))).toBeNull();
+  });
+
+  test('when a document has no </body>, then the pixel goes at its end', () => {
+    const { out, pixels } = track('<p>Hi</p>', { trackClicks: false });
+    expect(pixels).toBe(1);
+    expect(out.startsWith('<p>Hi</p><img src=')).toBe(true);
+  });
+
+  test('when two recipients get one email, then their tokens differ and name each of them', () => {
+    const html = '<a href="https://example.com/">x</a>';
+    const e = email(html);
+    const personalize = tracking.forEmail(e)!;
+    const [a, b] = [recipient(), recipient()];
+    const [outA, outB] = [personalize(html, a), personalize(html, b)];
+    expect(outA).not.toBe(outB);
+    const tokenOf = (out: string) => tokens.verify(scanHtml(out).hrefs[0]!.value.slice(BASE.length + 3));
+    expect(tokenOf(outA)).toEqual({ kind: 'click', emailId: e.id, recipientId: a.id, url: 'https://example.com/' });
+    expect(tokenOf(outB)).toEqual({ kind: 'click', emailId: e.id, recipientId: b.id, url: 'https://example.com/' });
+  });
+
+  const EXPECTED: Record<string, string[]> = {
+    '01-newsletter-tables-mso.html': [
+      'https://acme.example/blog/launch?utm_source=newsletter&utm_medium=email&utm_campaign=w42',
+      'https://acme.example/cta',
+      'https://acme.example/preferences',
+    ],
+    '02-base-href-uppercase-crlf.html': [
+      'https://shop.example/store/products/42?ref=mail',
+      'https://shop.example/sale',
+      'https://cdn.example/pdf/catalog.pdf',
+      'https://www.example.com/Path/Caf%C3%A9?Q=1#Frag',
+      'https://shop.example/map',
+    ],
+    '03-transactional-no-body.html': [
+      'https://billing.example/receipts/1042?sig=a%2Fb%2Bc%3D&v=2',
+      'https://example.org/na%C3%AFve/stra%C3%9Fe?q=%E6%97%A5%E6%9C%AC%E8%AA%9E&x=a%20b',
+      'https://spaces.example/trim',
+      'https://svg-link.example/',
+    ],
+    '04-marketing-entities-outlook.html': [
+      'https://app.example/open?deep=1&src=mail',
+      'https://encoded-colon.example/x?a=1&b=2&copy=3',
+      "https://quotes.example/?q=%22quoted%22&r=it%27s",
+      'https://example.com/a%20b/%E2%82%AC?x=%2F&y=%25',
+      'http://plain-http.example:8080/p?x=1',
+    ],
+    '05-long-url-fragment.html': [
+      `https://long.example/track?${Array.from({ length: 100 }, (_, i) => `p${i}=${'v'.repeat(40)}`).join('&')}`,
+      'https://docs.example/guide?section=a&lang=fr#install-step-2',
+    ],
+  };
+
+  test.each(readdirSync(CORPUS).filter((f) => f.endsWith('.html')))('when %s is tracked, then it is identical but for the tracked hrefs and the pixel', (file) => {
+    const html = readFileSync(join(CORPUS, file), 'utf8');
+    const { out, redirects, rebuilt, pixels } = track(html);
+    expect(redirects).toEqual(EXPECTED[file]);
+    expect(pixels).toBe(1);
+    expect(rebuilt).toBe(html);
+    const bodyEnd = scanHtml(html).bodyEnd;
+    if (bodyEnd !== null) expect(out.slice(out.indexOf('<img src="https://t.mailroom.test/o/')).includes(html.slice(bodyEnd))).toBe(true);
+  });
+});

@@ -1,0 +1,101 @@
+import type { Logger } from '@mailroom/core';
+import type { EngagementHit } from '@mailroom/db';
+
+export interface EngagementBufferOptions {
+  /** Writes one batch, durably; a rejection keeps the batch for the next try. */
+  write(hits: EngagementHit[]): Promise<void>;
+  logger: Logger;
+  /** How long a hit waits at most before its batch is written, in ms (default 1000). */
+  flushIntervalMs?: number;
+  /** A batch this large is written at once (default 500). */
+  maxBatch?: number;
+  /** Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and counted (default 200,000). */
+  maxBuffered?: number;
+  /** Told how many hits were dropped for lack of room. */
+  onDropped?(count: number): void;
+}
+
+const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+const DEFAULT_MAX_BATCH = 500;
+const DEFAULT_MAX_BUFFERED = 200_000;
+// While stopping, a failing write is retried this often, in ms, until the stop deadline.
+const STOP_RETRY_MS = 200;
+
+/**
+ * Holds opens and clicks in memory between the request that saw them and their batch's write,
+ * so the hot path touches no database: a batch is written every `flushIntervalMs` or as soon
+ * as `maxBatch` hits wait, one write at a time, in arrival order. A failed write keeps its hits
+ * at the front for the next try. `stop()` writes everything left, so SIGTERM loses nothing; a
+ * crash loses what waited, at most about one interval of hits.
+ */
+export class EngagementBuffer {
+  private hits: EngagementHit[] = [];
+  private writing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly flushIntervalMs: number;
+  private readonly maxBatch: number;
+  private readonly maxBuffered: number;
+
+  constructor(private readonly options: EngagementBufferOptions) {
+    this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
+  }
+
+  /** Hits waiting to be written. */
+  get size(): number {
+    return this.hits.length;
+  }
+
+  start(): void {
+    this.timer ??= setInterval(() => void this.flush(), this.flushIntervalMs);
+  }
+
+  add(hit: EngagementHit): void {
+    this.hits.push(hit);
+    if (this.hits.length > this.maxBuffered) {
+      const dropped = this.hits.length - this.maxBuffered;
+      this.hits.splice(0, dropped);
+      this.options.onDropped?.(dropped);
+    }
+    if (this.hits.length >= this.maxBatch && this.writing === null) void this.flush();
+  }
+
+  /** Writes what waits, batch by batch; resolves when the write in progress (and any it started) is done. Never rejects. */
+  flush(): Promise<void> {
+    this.writing ??= this.drain().finally(() => {
+      this.writing = null;
+    });
+    return this.writing;
+  }
+
+  /**
+   * Stops the timer and writes everything left, retrying a failing write until `deadlineMs`
+   * has passed; returns how many hits could not be written by then (0 unless PostgreSQL stayed down).
+   */
+  async stop(deadlineMs = 20_000): Promise<number> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    const deadline = Date.now() + deadlineMs;
+    for (;;) {
+      await this.flush();
+      if (this.hits.length === 0 || Date.now() >= deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, STOP_RETRY_MS));
+    }
+    if (this.hits.length > 0) this.options.logger.error({ lost: this.hits.length }, 'engagement events could not be written before stopping');
+    return this.hits.length;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.hits.length > 0) {
+      const batch = this.hits.splice(0, this.maxBatch);
+      try {
+        await this.options.write(batch);
+      } catch (err) {
+        this.hits.unshift(...batch);
+        this.options.logger.warn({ err, waiting: this.hits.length }, 'engagement batch not written; retrying');
+        return;
+      }
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MailroomError, type TrackingTarget, type TrackingTokens } from '@mailroom/core';
+import type { EngagementHit } from '@mailroom/db';
+import type { BotRules } from './bot-rules';
+
+/** The smallest transparent GIF: 1×1, 43 bytes. */
+export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+
+// No cache may keep the pixel or the redirect: every open and click must reach us.
+const NO_CACHE = {
+  'cache-control': 'no-store, no-cache, must-revalidate, max-age=0, private',
+  pragma: 'no-cache',
+  expires: '0',
+} as const;
+const PIXEL_HEADERS = { 'content-type': 'image/gif', 'content-length': String(PIXEL_GIF.length), ...NO_CACHE };
+// A User-Agent longer than this is cut before it is stored.
+const MAX_USER_AGENT = 512;
+
+export interface TrackingRequestDeps {
+  tokens: TrackingTokens;
+  bots: BotRules;
+  /** Takes the hit for the buffer (GET only; HEAD records nothing). */
+  record(hit: EngagementHit): void;
+  /** Take the client address from X-Forwarded-For's last entry (TRACKING_TRUST_PROXY). */
+  trustProxy: boolean;
+  /** Counts answered requests by route and outcome. */
+  count(route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head'): void;
+}
+
+/**
+ * Answers `/o/<token>` and `/c/<token>` (DESIGN §6) from the token alone: the pixel with
+ * no-cache headers, or a 302 to the link the token carries. A token this deployment did not
+ * sign (forged, truncated, altered, another `SECRET_KEY`'s, or an open-redirect attempt) is
+ * 404 with no redirect and no event. Returns false for any other path.
+ */
+export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMessage, res: ServerResponse): boolean {
+  const path = (req.url ?? '/').split('?', 1)[0] as string;
+  const route = path.startsWith('/o/') ? 'open' : path.startsWith('/c/') ? 'click' : null;
+  if (route === null) return false;
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    sendError(res, new MailroomError('method_not_allowed', `${req.method} is not allowed here; use GET.`));
+    return true;
+  }
+  const target = deps.tokens.verify(path.slice(3));
+  if (target === null || target.kind !== route) {
+    deps.count(route, 'not_found');
+    sendError(res, new MailroomError('not_found', 'No such tracking link.'));
+    return true;
+  }
+  if (req.method === 'GET') deps.record(hitOf(deps, req, target));
+  deps.count(route, req.method === 'GET' ? 'ok' : 'head');
+  if (target.kind === 'open') {
+    res.writeHead(200, PIXEL_HEADERS);
+    res.end(req.method === 'GET' ? PIXEL_GIF : undefined);
+  } else {
+    res.writeHead(302, { location: target.url, 'content-length': '0', ...NO_CACHE });
+    res.end();
+  }
+  return true;
+}
+
+function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: TrackingTarget): EngagementHit {
+  const userAgent = req.headers['user-agent']?.slice(0, MAX_USER_AGENT) || null;
+  const ipAddress = clientAddress(req, deps.trustProxy);
+  return {
+    kind: target.kind,
+    emailId: target.emailId,
+    recipientId: target.recipientId,
+    ...(target.kind === 'click' ? { link: target.url } : {}),
+    ipAddress,
+    userAgent,
+    isBot: deps.bots.byRequest(userAgent, ipAddress) !== null,
+    at: new Date(),
+  };
+}
+
+/** The client's address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one it appended). */
+function clientAddress(req: IncomingMessage, trustProxy: boolean): string | null {
+  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+  const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').pop()?.trim();
+  const address = last || req.socket.remoteAddress || null;
+  return address?.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** The contract's error JSON. */
+export function sendError(res: ServerResponse, error: MailroomError): void {
+  if (res.headersSent) return;
+  res.writeHead(error.statusCode, { 'content-type': 'application/json; charset=utf-8', ...NO_CACHE });
+  res.end(JSON.stringify(error.toBody()));
+}

@@ -1,0 +1,132 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  checkReadiness,
+  type Config,
+  createLogger,
+  createServiceRegistry,
+  deriveKey,
+  EventQueue,
+  handleOpsRequest,
+  listenOn,
+  type Logger,
+  MailroomError,
+  TrackingTokens,
+} from '@mailroom/core';
+import { type Backends, connectBackends, type EngagementHit, recordEngagement } from '@mailroom/db';
+import { Counter, Gauge } from 'prom-client';
+import { BotRules } from './bot-rules';
+import { EngagementBuffer } from './engagement-buffer';
+import { handleTrackingRequest, sendError } from './handle-tracking-request';
+
+export interface TrackingOptions {
+  logger?: Logger;
+  /** Interface to listen on (default all). */
+  host?: string;
+  /** Buffer settings (tests and the benchmark shorten or lengthen them). */
+  flushIntervalMs?: number;
+  maxBatch?: number;
+}
+
+export interface RunningTracking {
+  url: string;
+  port: number;
+  server: Server;
+  backends: Backends;
+  buffer: EngagementBuffer;
+  /** Stops taking requests, lets those in flight finish, writes every buffered event, then closes. */
+  stop(): Promise<void>;
+}
+
+// How long stop() keeps retrying to write buffered events, in ms: within Kubernetes' grace period (60 s in k8s/base/tracking.yaml).
+const STOP_FLUSH_DEADLINE_MS = 40_000;
+
+/**
+ * Connects and starts the tracking service on TRACKING_PORT: `/o/<token>`, `/c/<token>`,
+ * `/healthz`, `/readyz` and `/metrics`, plain node:http. Requests are answered from the token
+ * alone; the events they make wait in an EngagementBuffer and are written in batches through
+ * `recordEngagement`, whose commit is followed by a notice on the `events` queue (webhooks).
+ * The tracking service's only entry point.
+ */
+export async function startTracking(config: Readonly<Config>, options: TrackingOptions = {}): Promise<RunningTracking> {
+  const logger = options.logger ?? createLogger({ service: 'tracking', level: config.logLevel, nodeEnv: config.nodeEnv });
+  const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 4 });
+  const { pool, redis, secretKey } = backends;
+  const registry = createServiceRegistry('tracking');
+  const requests = new Counter({ name: 'mailroom_tracking_requests_total', help: 'Tracking requests answered, by route and outcome.', labelNames: ['route', 'outcome'], registers: [registry] });
+  const written = new Counter({ name: 'mailroom_tracking_events_written_total', help: 'Engagement events written to the outbox.', registers: [registry] });
+  const dropped = new Counter({ name: 'mailroom_tracking_events_dropped_total', help: 'Engagement events dropped: their email was deleted, or the buffer overflowed while PostgreSQL was down.', labelNames: ['reason'], registers: [registry] });
+  const eventQueue = new EventQueue(redis, config.queuePrefix);
+  const bots = new BotRules({ minClickSeconds: config.trackingMinClickSeconds });
+
+  const write = async (hits: EngagementHit[]) => {
+    const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null });
+    written.inc(result.appended);
+    if (result.dropped > 0) dropped.inc({ reason: 'email_deleted' }, result.dropped);
+    if (result.appended > 0) {
+      await eventQueue.notify().catch((err: unknown) => logger.warn({ err }, 'events queue not notified; the outbox reconciler will catch up'));
+    }
+  };
+  const buffer = new EngagementBuffer({
+    write,
+    logger: logger.child({ component: 'buffer' }),
+    flushIntervalMs: options.flushIntervalMs,
+    maxBatch: options.maxBatch,
+    onDropped: (count) => dropped.inc({ reason: 'buffer_full' }, count),
+  });
+  new Gauge({ name: 'mailroom_tracking_events_buffered', help: 'Engagement events waiting to be written.', registers: [registry], collect() {
+    this.set(buffer.size);
+  } });
+
+  const tokens = new TrackingTokens(deriveKey(secretKey, 'tracking'));
+  const deps = {
+    tokens,
+    bots,
+    record: (hit: EngagementHit) => buffer.add(hit),
+    trustProxy: config.trackingTrustProxy,
+    count: (route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head') => requests.inc({ route, outcome }),
+  };
+  let stopping = false;
+  const ops = {
+    registry,
+    metricsToken: config.metricsToken,
+    logger,
+    readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping }),
+  };
+  const server = createServer((req, res) => {
+    if (handleTrackingRequest(deps, req, res)) return;
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path === '/healthz' || path === '/readyz' || path === '/metrics') return void handleOpsRequest(ops, req, res);
+    sendError(res, new MailroomError('not_found', 'Only /o/<token>, /c/<token>, /healthz, /readyz and /metrics are served here.'));
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  try {
+    await listenOn(server, config.trackingPort, options.host ?? '0.0.0.0', 'TRACKING_PORT');
+  } catch (err) {
+    await Promise.all([eventQueue.close(), backends.close()]);
+    throw err;
+  }
+  buffer.start();
+  const { port } = server.address() as AddressInfo;
+  logger.info({ port, base: config.trackingBaseUrl }, 'tracking started');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    server,
+    backends,
+    buffer,
+    async stop() {
+      stopping = true;
+      // Requests in flight finish (their events are buffered); idle keep-alive connections close now.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await buffer.stop(STOP_FLUSH_DEADLINE_MS);
+      await eventQueue.close();
+      await backends.close();
+      logger.info('tracking stopped');
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import { type DeliveryKey, GroupCommit, type Logger, type WebhookQueue } from '@mailroom/core';
+import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, recordAttempts, releaseDeliveries } from '@mailroom/db';
+import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
+
+// Attempt records per transaction.
+const MAX_RECORDS_PER_COMMIT = 500;
+// Deliveries claimed per statement.
+const MAX_CLAIM = 500;
+// Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
+const MAX_WAITING_PER_ENDPOINT = 10_000;
+// Deliveries waiting in memory in all; beyond it likewise.
+const MAX_WAITING = 100_000;
+// How much later a delivery that found no room in memory is tried again (ms).
+const DEFER_MS = 5_000;
+
+export interface DeliveryRunnerOptions {
+  pool: Pool;
+  deps: AttemptDeps;
+  queue: Pick<WebhookQueue, 'enqueueDue'>;
+  logger: Logger;
+  /** WEBHOOK_CONCURRENCY_PER_ENDPOINT. */
+  perEndpoint: number;
+  /** Posts in flight in this process at once, all endpoints together. */
+  maxInFlight: number;
+  /** Must outlast a post and the one before it (`deliveryLeaseSeconds`). */
+  leaseSeconds: number;
+  /** Deliveries of one endpoint claimed (leased) at once, posting or about to: see `claimAhead`. */
+  claimAhead: number;
+}
+
+/**
+ * How many deliveries of one endpoint may be claimed at once: as many rounds of `perEndpoint`
+ * posts as fit in a lease when every post takes the whole timeout, less one round for the
+ * commit, and at least one round ahead of those posting. With the defaults (lease 300 s,
+ * timeout 15 s, 10 per endpoint) 180: a claim is one statement for many deliveries, and even a
+ * hanging endpoint's last claimed delivery is posted before its lease runs out.
+ */
+export function claimAhead(options: { leaseSeconds: number; timeoutSeconds: number; perEndpoint: number }): number {
+  const rounds = Math.floor((options.leaseSeconds - 5) / options.timeoutSeconds) - 1;
+  return options.perEndpoint * Math.max(2, rounds);
+}
+
+const keyOf = (k: DeliveryKey) => `${k.eventId} ${k.webhookId}`;
+
+/** One endpoint's deliveries in this process. */
+interface EndpointState {
+  /** Unclaimed keys, in arrival order. */
+  waiting: DeliveryKey[];
+  /** Claimed (leased) and about to be posted. */
+  ready: DeliveryTarget[];
+  /** Being claimed right now. */
+  claiming: number;
+  /** Posts in flight. */
+  posting: number;
+}
+
+/**
+ * Runs the attempts of this process. A delivery job hands its deliveries over and completes at
+ * once: they wait here, per endpoint, unclaimed. Each endpoint has at most `perEndpoint` posts
+ * in flight and up to `claimAhead` deliveries claimed (so the next post starts without waiting
+ * for a claim); claims are made many per statement. So a queue slot never waits on an endpoint, and
+ * an endpoint that hangs holds its bound while every other endpoint's deliveries go past it.
+ * Unclaimed keys are still pending and unleased in PostgreSQL: lost with the process, they are
+ * found again by the reconciler. Outcomes are written with a group commit; retries are
+ * enqueued after their commit (the reconciler catches a lost one).
+ */
+export class DeliveryRunner {
+  private readonly endpoints = new Map<string, EndpointState>();
+  private waitingCount = 0;
+  /** Keys waiting, claimed or in flight here, so a duplicate job adds nothing. */
+  private readonly known = new Set<string>();
+  private inFlight = 0;
+  private readonly running = new Set<Promise<void>>();
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
+  private stopping = false;
+  private readonly records: GroupCommit<AttemptRecord>;
+
+  constructor(private readonly options: DeliveryRunnerOptions) {
+    this.records = new GroupCommit(async (records) => void (await recordAttempts(options.pool, records)), MAX_RECORDS_PER_COMMIT);
+  }
+
+  /** Takes deliveries to attempt as soon as their endpoints have room; those that find no room here are deferred. */
+  async run(keys: readonly DeliveryKey[]): Promise<void> {
+    const deferred: DeliveryKey[] = [];
+    for (const key of keys) {
+      const id = keyOf(key);
+      if (this.known.has(id)) continue;
+      const state = this.endpoint(key.webhookId);
+      if (this.stopping || state.waiting.length >= MAX_WAITING_PER_ENDPOINT || this.waitingCount >= MAX_WAITING) {
+        deferred.push(key);
+        continue;
+      }
+      state.waiting.push(key);
+      this.waitingCount++;
+      this.known.add(id);
+    }
+    this.pump();
+    if (deferred.length > 0) {
+      const dueAt = new Date(Date.now() + (this.stopping ? 0 : DEFER_MS));
+      await this.options.queue.enqueueDue(deferred.map((k) => ({ eventId: k.eventId, webhookId: k.webhookId, dueAt })));
+    }
+  }
+
+  /** Posts in flight now. */
+  get active(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * For a graceful stop: gives back what was not started (leases released, keys handed back to
+   * the queue due now), then waits until every started attempt is posted and recorded.
+   */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    await this.pumping;
+    const unclaimed: DeliveryKey[] = [];
+    const claimed: DeliveryKey[] = [];
+    for (const state of this.endpoints.values()) {
+      unclaimed.push(...state.waiting.splice(0));
+      claimed.push(...state.ready.splice(0).map((t) => ({ eventId: t.eventId, webhookId: t.webhookId })));
+    }
+    this.waitingCount = 0;
+    const handBack = [...unclaimed, ...claimed];
+    try {
+      await releaseDeliveries(this.options.pool, claimed);
+      if (handBack.length > 0) await this.options.queue.enqueueDue(handBack.map((k) => ({ ...k, dueAt: new Date() })));
+    } catch (err) {
+      this.options.logger.warn({ err, deliveries: handBack.length }, 'deliveries not handed back; the reconciler will find them');
+    }
+    while (this.running.size > 0) await Promise.allSettled([...this.running]);
+  }
+
+  private endpoint(webhookId: string): EndpointState {
+    let state = this.endpoints.get(webhookId);
+    if (!state) {
+      state = { waiting: [], ready: [], claiming: 0, posting: 0 };
+      this.endpoints.set(webhookId, state);
+    }
+    return state;
+  }
+
+  private forget(webhookId: string, state: EndpointState): void {
+    if (state.waiting.length + state.ready.length + state.claiming + state.posting === 0) this.endpoints.delete(webhookId);
+  }
+
+  /** Claims what has room, one claim at a time; asked again while claiming, it runs once more after. */
+  private pump(): void {
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = (async () => {
+      do {
+        this.pumpAgain = false;
+        try {
+          await this.claimWhatFits();
+        } catch (err) {
+          this.options.logger.error({ err }, 'claiming deliveries failed');
+        }
+      } while (this.pumpAgain && !this.stopping);
+      this.pumping = null;
+    })();
+  }
+
+  private async claimWhatFits(): Promise<void> {
+    if (this.stopping) return;
+    const taken: DeliveryKey[] = [];
+    const ahead = this.options.claimAhead;
+    for (const state of this.endpoints.values()) {
+      const free = ahead - state.posting - state.ready.length - state.claiming;
+      // Claim in large batches: refill once half the stock is used, or when little waits.
+      if (state.waiting.length === 0 || free <= 0 || (free < ahead / 2 && free < state.waiting.length)) continue;
+      const room = Math.min(free, MAX_CLAIM - taken.length);
+      const batch = state.waiting.splice(0, room);
+      this.waitingCount -= batch.length;
+      state.claiming += batch.length;
+      taken.push(...batch);
+      if (taken.length >= MAX_CLAIM) break;
+    }
+    if (taken.length === 0) return;
+    let targets: DeliveryTarget[] = [];
+    try {
+      targets = await claimDeliveries(this.options.pool, taken, this.options.leaseSeconds);
+    } finally {
+      // Not claimed (delivered already, leased elsewhere, not due, stopped, or the claim failed): forgotten here.
+      const claimed = new Set(targets.map(keyOf));
+      for (const key of taken) {
+        const state = this.endpoint(key.webhookId);
+        state.claiming--;
+        if (!claimed.has(keyOf(key))) this.known.delete(keyOf(key));
+      }
+      for (const target of targets) this.endpoint(target.webhookId).ready.push(target);
+      for (const key of taken) {
+        this.startReady(key.webhookId);
+        const state = this.endpoints.get(key.webhookId);
+        if (state) this.forget(key.webhookId, state);
+      }
+    }
+    if (this.waitingCount > 0) this.pumpAgain = true;
+  }
+
+  /** Starts this endpoint's claimed deliveries while it has free slots. */
+  private startReady(webhookId: string): void {
+    const state = this.endpoints.get(webhookId);
+    if (!state) return;
+    while (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight < this.options.maxInFlight) {
+      const target = state.ready.shift() as DeliveryTarget;
+      state.posting++;
+      this.inFlight++;
+      const task = this.attempt(target, state).finally(() => this.running.delete(task));
+      this.running.add(task);
+    }
+  }
+
+  private async attempt(target: DeliveryTarget, state: EndpointState): Promise<void> {
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      state.posting--;
+      this.inFlight--;
+      this.known.delete(keyOf(target));
+      this.startReady(target.webhookId);
+      this.forget(target.webhookId, state);
+      if (this.waitingCount > 0) this.pump();
+    };
+    try {
+      const record = await attemptDelivery(this.options.deps, target, { leased: true });
+      release();
+      await this.records.submit([record]);
+      if (record.nextRetryAt) {
+        await this.options.queue.enqueueDue([{ eventId: target.eventId, webhookId: target.webhookId, dueAt: record.nextRetryAt }]).catch((err: unknown) => {
+          this.options.logger.warn({ err, eventId: target.eventId, webhookId: target.webhookId }, 'retry not enqueued; the reconciler will find it');
+        });
+      }
+    } catch (err) {
+      // The lease runs out and the reconciler hands the delivery out again.
+      this.options.logger.error({ err, eventId: target.eventId, webhookId: target.webhookId }, 'webhook attempt not recorded');
+    } finally {
+      release();
+    }
+  }
+}

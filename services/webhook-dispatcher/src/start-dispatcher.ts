@@ -1,0 +1,121 @@
+import {
+  checkReadiness,
+  type Config,
+  createLogger,
+  createRedis,
+  createServiceRegistry,
+  EventQueue,
+  type Logger,
+  openQueue,
+  openWorker,
+  queues,
+  startOpsServer,
+  WebhookQueue,
+} from '@mailroom/core';
+import { connectBackends } from '@mailroom/db';
+import { createAttemptDeps, deliveryLeaseSeconds } from '@mailroom/webhooks';
+import type { Worker } from 'bullmq';
+import { claimAhead, DeliveryRunner } from './delivery-runner';
+import { fanOut } from './fan-out';
+import { reconcileDispatcher, type ReconcileResult } from './reconciler';
+
+export interface RunningDispatcher {
+  runner: DeliveryRunner;
+  /** The ops server's URL (/healthz, /readyz, /metrics) when OPS_PORT is set. */
+  opsUrl: string | undefined;
+  /** Runs the reconciler now (the schedule runs it every RECONCILE_INTERVAL_SECONDS). */
+  reconcile(): Promise<ReconcileResult>;
+  /** Stops taking jobs, finishes the posts in flight and records them, then disconnects. */
+  stop(): Promise<void>;
+}
+
+// Delivery jobs one process works on at once; they only claim and hand over, so few suffice.
+const DELIVERY_JOB_CONCURRENCY = 8;
+// Posts in flight in one process, all endpoints together.
+const MAX_IN_FLIGHT = 256;
+// BullMQ's own lock on an active job (ms).
+const MAX_LOCK_MS = 30_000;
+
+/** Connects and starts the fan-out, the delivery worker and the reconciler schedule. The dispatcher's only entry point. */
+export async function startDispatcher(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningDispatcher> {
+  const logger = options.logger ?? createLogger({ service: 'webhook-dispatcher', level: config.logLevel, nodeEnv: config.nodeEnv });
+  const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 12 });
+  const { pool, redis: producerRedis, secretKey } = backends;
+  const workerRedis = createRedis(config.redisUrl, 'worker');
+  workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const queue = new WebhookQueue(producerRedis, config.queuePrefix);
+  const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
+  const leaseSeconds = deliveryLeaseSeconds(config);
+  const deps = createAttemptDeps({ config, masterSecret: secretKey });
+  const runner = new DeliveryRunner({
+    pool,
+    deps,
+    queue,
+    logger: logger.child({ component: 'deliveries' }),
+    perEndpoint: config.webhookConcurrencyPerEndpoint,
+    maxInFlight: MAX_IN_FLIGHT,
+    leaseSeconds,
+    claimAhead: claimAhead({ leaseSeconds, timeoutSeconds: config.webhookTimeoutSeconds, perEndpoint: config.webhookConcurrencyPerEndpoint }),
+  });
+  const connection = { connection: workerRedis, prefix: config.queuePrefix };
+  const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
+
+  const fanOutLogger = logger.child({ component: 'fan-out' });
+  // One at a time per process; the cursor row's lock serialises dispatchers.
+  const eventsWorker = openWorker(queues.events, () => fanOut({ pool, queue, logger: fanOutLogger }), { ...connection, concurrency: 1 });
+  const deliveriesWorker = openWorker(queues.webhookDeliveries, (payload) => runner.run(payload.deliveries), {
+    ...connection,
+    concurrency: DELIVERY_JOB_CONCURRENCY,
+    lockDuration,
+    stalledInterval: lockDuration,
+  });
+  const reconcileLogger = logger.child({ component: 'reconciler' });
+  const reconcile = (graceSeconds = leaseSeconds) => reconcileDispatcher({ pool, queue, eventQueue, logger: reconcileLogger, graceSeconds });
+  const maintenance = openQueue(queues.webhookMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
+  // One scheduler for all dispatchers: each tick is one job, so one dispatcher reconciles at a time.
+  await maintenance.queue.upsertJobScheduler(
+    'reconcile',
+    { every: config.reconcileIntervalSeconds * 1000 },
+    { name: queues.webhookMaintenance.name, data: { task: 'reconcile' }, opts: queues.webhookMaintenance.jobOptions },
+  );
+  // A recover marked its deliveries due now: no grace, they are nobody's yet.
+  const maintenanceWorker = openWorker(queues.webhookMaintenance, (payload) => reconcile(payload.task === 'recover' ? 0 : leaseSeconds), {
+    ...connection,
+    concurrency: 1,
+  });
+  const workers: Worker[] = [eventsWorker, deliveriesWorker, maintenanceWorker];
+  for (const worker of workers) worker.on('failed', (job, err) => logger.error({ err, queue: worker.name, job: job?.id }, 'dispatcher job failed'));
+
+  for (const worker of workers) void worker.run();
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  let stopping = false;
+  const ops =
+    config.opsPort === undefined
+      ? undefined
+      : await startOpsServer({
+          port: config.opsPort,
+          registry: createServiceRegistry('webhook-dispatcher'),
+          metricsToken: config.metricsToken,
+          logger,
+          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping }),
+        });
+  // Events committed while no dispatcher ran wait in the outbox: catch up at once.
+  await eventQueue.notify('reconcile');
+  logger.info({ perEndpoint: config.webhookConcurrencyPerEndpoint, leaseSeconds }, 'webhook dispatcher started');
+
+  return {
+    runner,
+    opsUrl: ops?.url,
+    reconcile: () => reconcile(),
+    async stop() {
+      stopping = true;
+      // Finishes the jobs in hand (they only claim and hand over); no new ones are taken.
+      await Promise.all(workers.map((w) => w.close()));
+      await runner.drain();
+      await Promise.all([maintenance.close(), queue.close(), eventQueue.close(), deps.client.close()]);
+      await ops?.close();
+      workerRedis.disconnect();
+      await backends.close();
+    },
+  };
+}

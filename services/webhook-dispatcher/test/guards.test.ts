@@ -1,0 +1,119 @@
+import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
+import { createPool, type Pool } from '@mailroom/db';
+import { createTestDatabase } from '../../../test/support/databases';
+import { DnsServer } from '../../../test/support/dns-server';
+import { testEnv } from '../../../test/support/gateway';
+import { startDispatcher } from '../src/start-dispatcher';
+import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
+
+/** One dispatcher on a database of its own, and a way to emit events to it. */
+async function startSetup(label: string, env: Record<string, string>) {
+  const database = await createTestDatabase(label);
+  const pool = createPool(database.url, 4);
+  const config = loadConfig(testEnv(database, { RECONCILE_INTERVAL_SECONDS: '1', ...env }));
+  const dispatcher = await startDispatcher(config, { logger: capturingLogger().logger });
+  const redis = createRedis(config.redisUrl, 'request');
+  await redis.connect();
+  const eventQueue = new EventQueue(redis, config.queuePrefix);
+  const projectId = await createProject(pool);
+  return {
+    pool,
+    dispatcher,
+    projectId,
+    async emit(type: string, count = 1) {
+      const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
+      await eventQueue.notify();
+      return ids;
+    },
+    async close() {
+      await dispatcher.stop();
+      await eventQueue.close();
+      redis.disconnect();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+const attemptsOf = async (pool: Pool, webhookId: string) =>
+  (
+    await pool.query<{ success: boolean; response_status: number | null; error: string | null }>({
+      text: 'SELECT success, response_status, error FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id',
+      values: [webhookId],
+    })
+  ).rows;
+
+describe('the SSRF guard at delivery time', () => {
+  const dns = new DnsServer({ zone: { 'hooks.example.test': { A: ['127.0.0.1'] }, 'public.example.test': { A: ['127.0.0.1'] } } });
+  const receiver = new Receiver();
+  let setup: Awaited<ReturnType<typeof startSetup>>;
+
+  beforeAll(async () => {
+    await dns.start();
+    await receiver.start();
+    setup = await startSetup('whssrf', { ALLOW_PRIVATE_NETWORKS: 'false', DNS_SERVERS: dns.address, WEBHOOK_RETRY_SCHEDULE: '' });
+  });
+  afterAll(async () => {
+    await setup.close();
+    await receiver.stop();
+    await dns.stop();
+  });
+
+  test('when a host name resolves to loopback through DNS_SERVERS, then the attempt is logged with an error and no connection is made', async () => {
+    // Created while the name looked harmless to whoever checked it; it resolves to loopback now.
+    const { id } = await createEndpoint(setup.pool, setup.projectId, { url: `http://hooks.example.test:${receiver.port}/hook`, events: ['email.delivered'] });
+    await setup.emit('email.delivered');
+    await until(async () => (await attemptsOf(setup.pool, id)).length === 1, 10_000, 'the refused attempt');
+
+    const [attempt] = await attemptsOf(setup.pool, id);
+    expect(attempt).toMatchObject({ success: false, response_status: null });
+    expect(attempt!.error).toMatch(/hooks\.example\.test resolves to 127\.0\.0\.1, a private, loopback or link-local address/);
+    expect(dns.queries.some((q) => q.name === 'hooks.example.test' && q.type === 'A')).toBe(true);
+    expect(receiver.connections).toBe(0);
+  });
+
+  test('when the URL is a loopback IP literal, then it is refused the same way', async () => {
+    const { id } = await createEndpoint(setup.pool, setup.projectId, { url: receiver.url, events: ['email.opened'] });
+    await setup.emit('email.opened');
+    await until(async () => (await attemptsOf(setup.pool, id)).length === 1, 10_000, 'the refused attempt');
+    expect((await attemptsOf(setup.pool, id))[0]!.error).toMatch(/127\.0\.0\.1 resolves to 127\.0\.0\.1, a private/);
+    expect(receiver.connections).toBe(0);
+  });
+});
+
+describe('an endpoint that never answers', () => {
+  const healthy = new Receiver();
+  const hanging = new Receiver();
+  let setup: Awaited<ReturnType<typeof startSetup>>;
+
+  beforeAll(async () => {
+    await Promise.all([healthy.start(), hanging.start()]);
+    hanging.answer = () => 'hang';
+    setup = await startSetup('whhang', {
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '2',
+      // Longer than the test: the hanging endpoint holds its posts throughout.
+      WEBHOOK_TIMEOUT_SECONDS: '120',
+    });
+  });
+  afterAll(async () => {
+    // Closing the hanging receiver first ends the posts it holds.
+    await hanging.stop();
+    await setup.close();
+    await healthy.stop();
+  });
+
+  test('when one endpoint hangs, then a healthy endpoint of the same project receives every event while the hanging one holds only its bound', async () => {
+    await createEndpoint(setup.pool, setup.projectId, { url: hanging.url, events: ['email.delivered'] });
+    await createEndpoint(setup.pool, setup.projectId, { url: healthy.url, events: ['email.delivered'] });
+    const ids: string[] = [];
+    for (let batch = 0; batch < 4; batch++) ids.push(...(await setup.emit('email.delivered', 50)));
+
+    await until(() => new Set(healthy.requests.map((r) => r.headers['webhook-id'])).size === ids.length, 30_000, 'all 200 events at the healthy endpoint');
+    // The hanging endpoint got exactly its bound of posts, all still open; nothing more was sent to it.
+    expect(hanging.requests).toHaveLength(2);
+    expect(hanging.maxOpen).toBe(2);
+    expect(healthy.requests).toHaveLength(ids.length);
+    await until(() => setup.dispatcher.runner.active === 2, 5_000, 'the healthy posts to finish');
+  });
+});

@@ -1,0 +1,169 @@
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Writable } from 'node:stream';
+import { deriveKey, encryptSecret, newId, type Logger } from '@mailroom/core';
+import { appendEvents, inTransaction, type Pool } from '@mailroom/db';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+
+/** One request a receiver got. */
+export interface ReceivedRequest {
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** How a receiver answers: a status (and headers, body), or `hang` (never answers). */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+
+/** A webhook receiver on loopback: records every request and answers as `answer` says. */
+export class Receiver {
+  readonly requests: ReceivedRequest[] = [];
+  /** Requests being answered or hanging right now, and the most at once. */
+  open = 0;
+  maxOpen = 0;
+  /** TCP connections accepted. */
+  connections = 0;
+  answer: (request: ReceivedRequest) => Answer = () => ({ status: 200, body: 'ok' });
+  /** How long each answer waits (ms). */
+  delayMs = 0;
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  private readonly hanging = new Set<ServerResponse>();
+
+  get port(): number {
+    return (this.server!.address() as AddressInfo).port;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+        this.requests.push(request);
+        this.open++;
+        this.maxOpen = Math.max(this.maxOpen, this.open);
+        const answer = this.answer(request);
+        if (answer === 'hang') {
+          this.hanging.add(res);
+          res.on('close', () => {
+            this.hanging.delete(res);
+            this.open--;
+          });
+          return;
+        }
+        setTimeout(() => {
+          res.writeHead(answer.status, { 'content-type': 'text/plain', ...answer.headers });
+          res.end(answer.body ?? '', () => this.open--);
+        }, this.delayMs);
+      });
+    });
+    this.server.on('connection', (socket: Socket) => {
+      this.connections++;
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    this.server.listen(0, '127.0.0.1');
+    await once(this.server, 'listening');
+    return this;
+  }
+
+  /** Requests for one event (by webhook-id). */
+  forEvent(eventId: string): ReceivedRequest[] {
+    return this.requests.filter((r) => r.headers['webhook-id'] === eventId);
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+}
+
+export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export async function createProject(pool: Pool): Promise<string> {
+  const id = newId('project');
+  await pool.query({ text: `INSERT INTO projects (id, name, updated_at) VALUES ($1, 'Test', now())`, values: [id] });
+  return id;
+}
+
+export async function createRoute(pool: Pool, projectId: string): Promise<string> {
+  const id = newId('route');
+  await pool.query({ text: `INSERT INTO routes (id, project_id, match) VALUES ($1, $2, $3)`, values: [id, projectId, `${id.toLowerCase()}@acme.test`] });
+  return id;
+}
+
+export interface EndpointOptions {
+  url: string;
+  events: string[];
+  routeId?: string;
+  secret?: string;
+  previousSecret?: string;
+  enabled?: boolean;
+}
+
+/** Inserts an endpoint as the gateway would, its secrets encrypted with the test master secret's sub-key. */
+export async function createEndpoint(pool: Pool, projectId: string, options: EndpointOptions): Promise<{ id: string; secret: string }> {
+  const key = deriveKey(TEST_SECRET_KEY, 'encryption');
+  const id = newId('webhook');
+  const secret = options.secret ?? newSecret();
+  await pool.query({
+    text: `INSERT INTO webhooks (id, project_id, url, events, route_id, enabled, disabled_reason, secret_ciphertext,
+                                 previous_secret_ciphertext, previous_secret_expires_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9::text IS NULL THEN NULL ELSE now() + interval '24 hours' END, now())`,
+    values: [
+      id,
+      projectId,
+      options.url,
+      options.events,
+      options.routeId ?? null,
+      options.enabled ?? true,
+      options.enabled === false ? 'manual' : null,
+      encryptSecret(key, secret),
+      options.previousSecret ? encryptSecret(key, options.previousSecret) : null,
+    ],
+  });
+  return { id, secret };
+}
+
+/** Appends events as a producer would (one transaction); the caller notifies the events queue. */
+export async function appendTestEvents(pool: Pool, projectId: string, events: { type: string; data?: object }[]): Promise<string[]> {
+  return inTransaction(pool, (client) =>
+    appendEvents(
+      client,
+      events.map((e) => ({
+        projectId,
+        subject: { kind: 'received_email' as const, receivedEmailId: newId('receivedEmail') },
+        type: e.type as 'email.received',
+        data: e.data ?? { email_id: 'em_test', subject: 'Hello' },
+      })),
+    ),
+  );
+}
+
+/** A logger whose every line is kept, to check what was logged. */
+export function capturingLogger(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      lines.push(chunk.toString('utf8'));
+      callback();
+    },
+  });
+  return { logger: pino({ level: 'debug' }, stream), lines };
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
