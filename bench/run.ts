@@ -9,9 +9,9 @@
  *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
  *            then the fan-out of each event to 10 endpoints
  *
- * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
+ * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
- * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
+ * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway, sender, MX and bare smtp sink to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
  * BENCH_VERBOSE=1 (echo the children's output). Exits 0 when a target is missed: it is a measurement.
  */
@@ -23,6 +23,7 @@ import { BenchDatabase, recreateDatabase } from './lib/database';
 import { type DeliverSample, measureDeliverBaseline, measureDeliverOurs } from './lib/deliver';
 import { DnsServer } from '../test/support/dns-server';
 import { measureReceive, type ReceiveResult, type ReceiveSettings } from './lib/receive';
+import { CpuOfProcesses, cpuSeconds } from './lib/cpu-time';
 import type { LoadResult } from './lib/load';
 import { REPOSITORY_ROOT } from './lib/paths';
 import { killAllNow, stopAll } from './lib/processes';
@@ -57,7 +58,8 @@ function setting(name: string, fallback: number): number {
 }
 
 const settings = {
-  scenarios: (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks').split(',').map((s) => s.trim()),
+  // `pnpm bench receive` (arguments) or BENCH_SCENARIOS=receive: the scenarios to run.
+  scenarios: (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks')).split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -94,6 +96,7 @@ const settings = {
 };
 
 const runId = randomBytes(4).toString('hex');
+const cpuProfileFlags = ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`];
 const prefixes = {
   accept: `mailroom-bench-${runId}-accept`,
   deliver: `mailroom-bench-${runId}-deliver`,
@@ -106,7 +109,7 @@ const env: BenchEnvironment = {
   redisUrl: REDIS_URL,
   secretKey: randomBytes(20).toString('hex'),
   nodeFlags: [
-    ...(settings.cpuProfile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(RESULTS_DIR, 'profiles')}`] : []),
+    ...(settings.cpuProfile ? cpuProfileFlags : []),
     ...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []),
     ...(settings.countQueries ? ['--import', path.join(__dirname, 'lib', 'count-queries.ts')] : []),
   ],
@@ -253,36 +256,69 @@ async function runDeliver(db: BenchDatabase): Promise<void> {
   results.deliver = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
 }
 
-function describeReceive(r: ReceiveResult): string {
+/** A receive measurement with the CPU spent per message answered (warm-up included), in µs. */
+type ReceiveSample = ReceiveResult & { cpuMicrosPerMessage: { server?: number; postgres?: number; loadGenerator: number } };
+
+function describeReceive(r: ReceiveSample): string {
   const problems = r.refused > 0 ? `  refused ${r.refused} (first: ${r.firstError})` : '';
-  return `${fmt(r.perSecond)} msg/s  (${fmt(r.accepted)} answered 250)${problems}`;
+  const { server, postgres, loadGenerator } = r.cpuMicrosPerMessage;
+  const cpu = [`server ${server === undefined ? '?' : fmt(server)}`, ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`]), `load ${fmt(loadGenerator)}`];
+  return `${fmt(r.perSecond)} msg/s  (${fmt(r.accepted)} answered 250; CPU µs/msg: ${cpu.join(', ')})${problems}`;
+}
+
+/**
+ * One receive measurement, with the CPU time the server process, the PostgreSQL backends of
+ * the bench database (none for the sink) and this process spent on it: on a shared machine the
+ * rates move with the neighbours' load, the CPU per message much less.
+ */
+async function measureReceiveCpu(server: RunningServer & { port: number }, to: string, postgres: CpuOfProcesses | undefined): Promise<ReceiveSample> {
+  const serverPid = server.child.process.pid;
+  const serverBefore = cpuSeconds(serverPid);
+  await postgres?.start();
+  const loadBefore = process.cpuUsage();
+  const r = await measureReceive(server.port, to, settings.receive);
+  const load = process.cpuUsage(loadBefore);
+  const serverAfter = cpuSeconds(serverPid);
+  const postgresSeconds = await postgres?.stop();
+  const perMessage = (seconds: number | undefined) => (seconds === undefined || r.answered === 0 ? undefined : (seconds * 1e6) / r.answered);
+  return {
+    ...r,
+    cpuMicrosPerMessage: {
+      server: perMessage(serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore),
+      postgres: perMessage(postgresSeconds),
+      loadGenerator: perMessage((load.user + load.system) / 1e6) ?? Number.NaN,
+    },
+  };
 }
 
 async function runReceive(db: BenchDatabase): Promise<void> {
   const { connections, warmupSeconds, durationSeconds } = settings.receive;
   const to = 'support@bench.test';
-  log(`\n── receive: ~5 KB messages over SMTP, ${connections} reused connections (MAIL/RCPT/DATA pipelined), ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
+  log(`\n── receive: ~4 KB messages over SMTP, ${connections} reused connections (MAIL/RCPT/DATA pipelined), ${warmupSeconds} s warm-up + ${durationSeconds} s per measurement`);
   log('  baseline: bare smtp-server that reads and discards; mailroom: the real MX (INBOUND_ROLE=smtp), each message committed to PostgreSQL before its 250');
   await db.seedRoute(to);
   // Authentication after the 250 asks DNS; a local server that answers at once (NXDOMAIN)
   // stands in for the resolver, as these machines have no other.
   const dns = await new DnsServer().start();
-  const bare = await startBareSmtpSink(settings.verbose);
+  // Profiled too with BENCH_CPU_PROF=1, so the MX's profile can be read beside the sink's.
+  const bare = await startBareSmtpSink(settings.verbose, settings.cpuProfile ? cpuProfileFlags : []);
   // The MX accepts and stores only (INBOUND_ROLE=smtp), as in the split deployment the README
   // describes; the parsing of what it stored is measured afterwards, by a processing-only process.
   const mx = await startInboundSmtp(env, prefixes.receive, { INBOUND_ROLE: 'smtp' });
   log(`bare smtp-server up in ${fmt(bare.startupMs)} ms, inbound-smtp up in ${fmt(mx.startupMs)} ms`);
-  const baseline: ReceiveResult[] = [];
-  const ours: ReceiveResult[] = [];
+  const baseline: ReceiveSample[] = [];
+  const ours: ReceiveSample[] = [];
   const notes: string[] = [];
   let parsed: ParseResult | undefined;
   try {
+    // The backends of the MX's pool: they store the messages.
+    const postgres = new CpuOfProcesses(() => db.backendPids());
     for (let round = 1; round <= settings.rounds; round++) {
       log(` round ${round}/${settings.rounds}`);
-      const b = await measureReceive(bare.port, to, settings.receive);
+      const b = await measureReceiveCpu(bare, to, undefined);
       baseline.push(b);
       log(`  ${'bare'.padEnd(10)} ${describeReceive(b)}`);
-      const o = await measureReceive(mx.port, to, settings.receive);
+      const o = await measureReceiveCpu(mx, to, postgres);
       ours.push(o);
       log(`  ${'mailroom'.padEnd(10)} ${describeReceive(o)}`);
       if (o.firstError) notes.push(`mailroom round ${round}: first refusal: ${o.firstError}`);

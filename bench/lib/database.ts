@@ -91,6 +91,14 @@ export class BenchDatabase {
     return Number(rows[0]?.n ?? 0);
   }
 
+  /** The server processes of the other connections to the bench database (the services' pools). */
+  async backendPids(): Promise<number[]> {
+    const { rows } = await this.client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+    );
+    return rows.map((r) => r.pid);
+  }
+
   /** An email with one recipient to track (the track scenario's tokens name them). */
   async seedTrackedEmail(emailId: string, recipientId: string): Promise<void> {
     await this.client.query("INSERT INTO projects (id, name, updated_at) VALUES ('proj_01JBENCH000000000000000000', 'Bench', now()) ON CONFLICT DO NOTHING");

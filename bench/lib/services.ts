@@ -124,9 +124,9 @@ export function startInboundProcessing(env: BenchEnvironment, queuePrefix: strin
 }
 
 /** The receive baseline: a bare smtp-server that discards, in its own process; see bare-smtp-sink.ts. */
-export async function startBareSmtpSink(echo: boolean): Promise<RunningServer & { port: number }> {
+export async function startBareSmtpSink(echo: boolean, nodeFlags: string[] = []): Promise<RunningServer & { port: number }> {
   const port = await freePort();
-  const child = spawnTs('bare-smtp-sink', { script: path.join('bench', 'lib', 'bare-smtp-sink.ts'), echo, env: { PORT: String(port) } });
+  const child = spawnTs('bare-smtp-sink', { script: path.join('bench', 'lib', 'bare-smtp-sink.ts'), nodeFlags, echo, env: { PORT: String(port) } });
   const startupMs = await waitForPort(child, port);
   return { child, url: `smtp://127.0.0.1:${port}`, port, startupMs };
 }

@@ -123,6 +123,22 @@ describe('the MX accepting mail', () => {
     expect(rows[0]?.subject).toBe('Queued');
   });
 
+  test('when a client pipelines MAIL, RCPT and DATA (RFC 2920), then the replies come in order, and the message is stored', async () => {
+    // The replies are batched per turn of the event loop (batch-replies.test.ts); a first RCPT
+    // puts the route in the resolver's cache, so all three are answered in the same turn.
+    expect(await rcptReply(t.mx.port, 'support@acme.test')).toMatch(/^250/);
+    const smtp = await RawSmtp.open(t.mx.port);
+    await smtp.reply();
+    await smtp.command('EHLO client.example.test');
+    smtp.write('MAIL FROM:<ann@example.test>\r\nRCPT TO:<support@acme.test>\r\nDATA\r\n');
+    const replies = [await smtp.reply(), await smtp.reply(), await smtp.reply()];
+    expect(replies.map((r) => r.slice(0, 3))).toEqual(['250', '250', '354']);
+    smtp.write(Buffer.concat([message('Pipelined'), Buffer.from('.\r\n')]));
+    expect(await smtp.reply()).toMatch(/^250 2\.6\.0 Ok: queued as inb_/);
+    smtp.end();
+    expect(await storedRows(t.pool)).toHaveLength(1);
+  });
+
   test('when a client says EHLO, then SIZE, 8BITMIME, SMTPUTF8 and PIPELINING are offered, and neither AUTH nor (without a certificate) STARTTLS', async () => {
     const smtp = await RawSmtp.open(t.mx.port);
     await smtp.reply();

@@ -1,5 +1,6 @@
 import type { Logger } from '@mailroom/core';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { batchReplies } from './batch-replies';
 import type { ConnectionLimits } from './connection-limits';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics } from './metrics';
@@ -105,6 +106,7 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     },
   };
   const server = new SMTPServer(serverOptions);
+  server.server.on('connection', batchReplies);
   // Socket errors of single connections (resets, TLS failures) end those connections only.
   server.on('error', (err) => logger.debug({ err: err.message }, 'smtp connection error'));
   return server;
