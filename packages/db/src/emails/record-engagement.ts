@@ -21,7 +21,7 @@ export interface EngagementHit {
 export interface ClickContext {
   /** The recipient's first `email.delivered`; null before it. */
   deliveredAt: Date | null;
-  /** The recipient's other clicks around it: recorded ones from a second before the batch on, and the batch's others. */
+  /** The recipient's other clicks around it: the latest recorded one per link from a second before the batch on, and the batch's others. */
   otherClicks: { at: Date; link: string }[];
 }
 
@@ -138,8 +138,13 @@ async function judgeClicks(
   const deliveredAt = new Map(delivered.map((d) => [key(d.email_id, d.recipient), new Date(Number(d.ms))]));
   const { rows: recorded } = await client.query<{ email_id: string; recipient: string; ms: number; link: string }>({
     name: 'mailroom-engaged-recent-clicks',
-    text: `SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
-             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
+    // Only the latest recorded click per recipient and link: recorded clicks came before the
+    // batch's (one buffer writes in arrival order), so the latest is the nearest, and a busy
+    // recipient's thousands of clicks a second are not read back into every batch.
+    text: `SELECT DISTINCT ON (email_id, recipient, link) email_id, recipient, ms, link
+             FROM (SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
+                     FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')) c
+            ORDER BY email_id, recipient, link, ms DESC`,
     values: [emailIds, since.toISOString()],
   });
   // Per recipient and link, every click around the batch sorted by time: a neighbour on another
