@@ -11,7 +11,7 @@
  *
  * Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
- * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway and sender to bench/results/profiles)
+ * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway, sender and tracking service (and the other Mailroom children) to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
  * BENCH_VERBOSE=1 (echo the children's output). Exits 0 when a target is missed: it is a measurement.
  */

@@ -129,11 +129,18 @@ async function judgeClicks(
   const emailIds = [...new Set(clicks.map((c) => c.emailId))];
   const since = new Date(Math.min(...clicks.map((c) => c.at.getTime())) - CLICK_NEIGHBOURHOOD_MS);
   const key = (emailId: string, address: string) => `${emailId} ${address}`;
+  const pairs = [...new Map(clicks.map((c) => [key(c.emailId, addresses.get(c.recipientId)?.address as string), c])).values()];
+  // Each clicking recipient's first delivery, found by walking its email's timeline from the
+  // start (index on email_id, created_at): a delivery comes early, so the walk stops there
+  // instead of reading every event of a busy email on every batch.
   const { rows: delivered } = await client.query<{ email_id: string; recipient: string; ms: number }>({
     name: 'mailroom-engaged-deliveries',
-    text: `SELECT email_id, recipient, extract(epoch FROM min(created_at) AT TIME ZONE 'UTC') * 1000 AS ms
-             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.delivered' GROUP BY email_id, recipient`,
-    values: [emailIds],
+    text: `SELECT r.email_id, r.recipient, extract(epoch FROM d.created_at AT TIME ZONE 'UTC') * 1000 AS ms
+             FROM unnest($1::text[], $2::text[]) AS r(email_id, recipient)
+             CROSS JOIN LATERAL (SELECT created_at FROM email_events e
+                                  WHERE e.email_id = r.email_id AND e.recipient = r.recipient AND e.type = 'email.delivered'
+                                  ORDER BY e.created_at LIMIT 1) d`,
+    values: [pairs.map((c) => c.emailId), pairs.map((c) => addresses.get(c.recipientId)?.address as string)],
   });
   const deliveredAt = new Map(delivered.map((d) => [key(d.email_id, d.recipient), new Date(Number(d.ms))]));
   const { rows: recorded } = await client.query<{ email_id: string; recipient: string; ms: number; link: string }>({
