@@ -48,9 +48,10 @@ export class TrackingTokens {
   /** The target a token stands for, or null unless it is exactly a token this key signed. */
   verify(token: string): TrackingTarget | null {
     if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !TOKEN_CHARS.test(token)) return null;
-    const bytes = Buffer.from(token, 'base64url');
     // Node's decoder ignores stray bits; only the canonical spelling of a token is accepted.
-    if (bytes.toString('base64url') !== token || bytes.length < HEADER_BYTES + MAC_BYTES) return null;
+    if (!isCanonicalBase64url(token)) return null;
+    const bytes = Buffer.from(token, 'base64url');
+    if (bytes.length < HEADER_BYTES + MAC_BYTES) return null;
     if (bytes.length > HEADER_BYTES + MAX_URL_BYTES + MAC_BYTES) return null;
     const body = bytes.subarray(0, bytes.length - MAC_BYTES);
     if (!timingSafeEqual(this.mac(body), bytes.subarray(bytes.length - MAC_BYTES))) return null;
@@ -67,6 +68,19 @@ export class TrackingTokens {
   private mac(body: Buffer): Buffer {
     return createHmac('sha256', this.key).update(body).digest().subarray(0, MAC_BYTES);
   }
+}
+
+/**
+ * Whether `token` (base64url characters only) is the one spelling of its bytes, without
+ * encoding them again: no lone last character, and no set bits past the last byte.
+ */
+function isCanonicalBase64url(token: string): boolean {
+  const tail = token.length % 4;
+  if (tail === 0) return true;
+  if (tail === 1) return false;
+  const last = token.charCodeAt(token.length - 1);
+  const value = last >= 97 ? last - 71 : last >= 65 ? last - 65 : last >= 48 && last <= 57 ? last + 4 : last === 45 ? 62 : 63;
+  return (value & (tail === 2 ? 0x0f : 0x03)) === 0;
 }
 
 function isTrackableUrl(url: string): boolean {
