@@ -310,6 +310,9 @@ async function runReceive(db: BenchDatabase): Promise<void> {
   results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes, parsed };
 }
 
+// How long the tracking service may take to write its buffer after SIGTERM: Kubernetes' grace period.
+const TRACKING_STOP_TIMEOUT_MS = 60_000;
+
 /**
  * Pixel and redirect answers per second, bare node:http (same bytes, no token, no event) then
  * the real tracking service, alternating; then the service is stopped (SIGTERM writes its
@@ -342,7 +345,8 @@ async function runTrack(db: BenchDatabase): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([bare.child.stop(), tracking.child.stop()]);
+    // The tracking service writes its buffer before exiting: give it Kubernetes' grace period (60 s), not the usual 15 s.
+    await Promise.all([bare.child.stop(), tracking.child.stop(TRACKING_STOP_TIMEOUT_MS)]);
     await deleteRedisKeys(REDIS_URL, prefixes.track);
   }
   const answered = (name: string) => samples[name]!.ours.reduce((sum, r) => sum + r.ok + r.warmupOk, 0);
