@@ -11,7 +11,7 @@
  *
  * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
- * BENCH_CPU_PROF=1 (write .cpuprofile files of the gateway, sender, MX and bare smtp sink to bench/results/profiles)
+ * BENCH_CPU_PROF=1 (write .cpuprofile files of the Mailroom children (gateway, sender, MX, tracking…) and the bare smtp sink to bench/results/profiles)
  * BENCH_COUNT_QUERIES=1 (count the SQL statements of the gateway and sender: bench/results/queries-*.json)
  * BENCH_VERBOSE=1 (echo the children's output). Exits 0 when a target is missed: it is a measurement.
  */
@@ -346,6 +346,9 @@ async function runReceive(db: BenchDatabase): Promise<void> {
   results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes, parsed };
 }
 
+// How long the tracking service may take to write its buffer after SIGTERM: Kubernetes' grace period.
+const TRACKING_STOP_TIMEOUT_MS = 60_000;
+
 /**
  * Pixel and redirect answers per second, bare node:http (same bytes, no token, no event) then
  * the real tracking service, alternating; then the service is stopped (SIGTERM writes its
@@ -378,7 +381,8 @@ async function runTrack(db: BenchDatabase): Promise<void> {
       }
     }
   } finally {
-    await Promise.all([bare.child.stop(), tracking.child.stop()]);
+    // The tracking service writes its buffer before exiting: give it Kubernetes' grace period (60 s), not the usual 15 s.
+    await Promise.all([bare.child.stop(), tracking.child.stop(TRACKING_STOP_TIMEOUT_MS)]);
     await deleteRedisKeys(REDIS_URL, prefixes.track);
   }
   const answered = (name: string) => samples[name]!.ours.reduce((sum, r) => sum + r.ok + r.warmupOk, 0);

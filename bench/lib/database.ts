@@ -108,6 +108,11 @@ export class BenchDatabase {
       [emailId],
     );
     await this.client.query("INSERT INTO email_recipients (id, email_id, address, kind, status, updated_at) VALUES ($1, $2, 'r@bench.test', 'to', 'delivered', now())", [recipientId, emailId]);
+    // Delivered, as every tracked email a person opens was: the click rules look its delivery up.
+    await this.client.query(
+      "INSERT INTO email_events (id, project_id, email_id, recipient, type, data, created_at) VALUES ($1, 'proj_01JBENCH000000000000000000', $2, 'r@bench.test', 'email.delivered', '{}', now() - interval '1 hour')",
+      [newId('event'), emailId],
+    );
   }
 
   /** email.opened and email.clicked events of one email. */

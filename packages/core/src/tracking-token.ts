@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto';
 import { ID_PREFIX, isId } from './ids';
 
 /** What a tracking URL stands for: an open of, or a click in, one recipient's copy of an email. */
@@ -12,6 +12,9 @@ const ULID_BYTES = 16; // 128 bits
 const MAC_BYTES = 16; // truncated HMAC-SHA256: 128 bits, unforgeable by guessing
 const HEADER_BYTES = 2 + 2 * ULID_BYTES; // version, kind, email id, recipient id
 const MAX_URL_BYTES = 8192; // far beyond any link a mail client follows; keeps tokens bounded
+const MAX_TOKEN_CHARS = Math.ceil(((HEADER_BYTES + MAX_URL_BYTES + MAC_BYTES) * 4) / 3);
+const TOKEN_CHARS = /^[A-Za-z0-9_-]+$/;
+const HTTP_PREFIX = /^https?:\/\//i;
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /**
@@ -22,8 +25,13 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * A forged, truncated or altered token verifies to null, so the redirect is never open.
  */
 export class TrackingTokens {
+  // Imported once: HMAC with a KeyObject does not copy and import raw key bytes per token.
+  private readonly key: KeyObject;
+
   /** `key` is `deriveKey(secret, 'tracking')`. */
-  constructor(private readonly key: Buffer) {}
+  constructor(key: Buffer) {
+    this.key = createSecretKey(key);
+  }
 
   sign(target: TrackingTarget): string {
     const url = target.kind === 'click' ? Buffer.from(target.url, 'utf8') : Buffer.alloc(0);
@@ -39,10 +47,11 @@ export class TrackingTokens {
 
   /** The target a token stands for, or null unless it is exactly a token this key signed. */
   verify(token: string): TrackingTarget | null {
-    if (typeof token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(token)) return null;
-    const bytes = Buffer.from(token, 'base64url');
+    if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS || !TOKEN_CHARS.test(token)) return null;
     // Node's decoder ignores stray bits; only the canonical spelling of a token is accepted.
-    if (bytes.toString('base64url') !== token || bytes.length < HEADER_BYTES + MAC_BYTES) return null;
+    if (!isCanonicalBase64url(token)) return null;
+    const bytes = Buffer.from(token, 'base64url');
+    if (bytes.length < HEADER_BYTES + MAC_BYTES) return null;
     if (bytes.length > HEADER_BYTES + MAX_URL_BYTES + MAC_BYTES) return null;
     const body = bytes.subarray(0, bytes.length - MAC_BYTES);
     if (!timingSafeEqual(this.mac(body), bytes.subarray(bytes.length - MAC_BYTES))) return null;
@@ -51,13 +60,27 @@ export class TrackingTokens {
     const recipientId = `${ID_PREFIX.recipient}_${encodeUlid(body.subarray(2 + ULID_BYTES, HEADER_BYTES))}`;
     const url = body.subarray(HEADER_BYTES).toString('utf8');
     if (body[1] === KIND_BYTE.open && url === '') return { kind: 'open', emailId, recipientId };
-    if (body[1] === KIND_BYTE.click && isTrackableUrl(url)) return { kind: 'click', emailId, recipientId, url };
+    // The MAC proves this deployment signed the URL, and sign() accepts only http(s): the prefix check is the fast path.
+    if (body[1] === KIND_BYTE.click && (HTTP_PREFIX.test(url) || isTrackableUrl(url))) return { kind: 'click', emailId, recipientId, url };
     return null;
   }
 
   private mac(body: Buffer): Buffer {
     return createHmac('sha256', this.key).update(body).digest().subarray(0, MAC_BYTES);
   }
+}
+
+/**
+ * Whether `token` (base64url characters only) is the one spelling of its bytes, without
+ * encoding them again: no lone last character, and no set bits past the last byte.
+ */
+function isCanonicalBase64url(token: string): boolean {
+  const tail = token.length % 4;
+  if (tail === 0) return true;
+  if (tail === 1) return false;
+  const last = token.charCodeAt(token.length - 1);
+  const value = last >= 97 ? last - 71 : last >= 65 ? last - 65 : last >= 48 && last <= 57 ? last + 4 : last === 45 ? 62 : 63;
+  return (value & (tail === 2 ? 0x0f : 0x03)) === 0;
 }
 
 function isTrackableUrl(url: string): boolean {
@@ -70,20 +93,41 @@ function isTrackableUrl(url: string): boolean {
   }
 }
 
+// A ULID is 26 Crockford base32 characters, 130 bits, of which the top two are zero: 128 bits,
+// 16 bytes. Converted 5 bits at a time with small integers (no BigInt: this is the hot path).
 function ulidBytes(id: string, kind: 'email' | 'recipient'): Buffer {
   if (!isId(kind, id)) throw new Error(`Not a ${kind} id: ${id}`);
-  let value = 0n;
-  for (const char of id.slice(ID_PREFIX[kind].length + 1)) value = (value << 5n) | BigInt(CROCKFORD.indexOf(char));
-  if (value >> 128n) throw new Error(`Not a ${kind} id: ${id}`); // a first character above 7 overflows 128 bits
-  return Buffer.from(value.toString(16).padStart(2 * ULID_BYTES, '0'), 'hex');
+  const chars = id.slice(ID_PREFIX[kind].length + 1);
+  const first = CROCKFORD.indexOf(chars[0] as string);
+  if (first > 7) throw new Error(`Not a ${kind} id: ${id}`); // a first character above 7 overflows 128 bits
+  const out = Buffer.alloc(ULID_BYTES);
+  let acc = first;
+  let bits = 3;
+  let at = 0;
+  for (let i = 1; i < chars.length; i++) {
+    acc = (acc << 5) | CROCKFORD.indexOf(chars[i] as string);
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[at++] = (acc >> bits) & 0xff;
+      acc &= (1 << bits) - 1;
+    }
+  }
+  return out;
 }
 
-function encodeUlid(bytes: Buffer): string {
-  let value = BigInt(`0x${bytes.toString('hex')}`);
+function encodeUlid(bytes: Uint8Array): string {
   let out = '';
-  for (let i = 0; i < 26; i++) {
-    out = (CROCKFORD[Number(value & 31n)] as string) + out;
-    value >>= 5n;
+  let acc = 0;
+  let bits = 2; // the two leading zero bits
+  for (let i = 0; i < ULID_BYTES; i++) {
+    acc = (acc << 8) | (bytes[i] as number);
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += CROCKFORD[(acc >> bits) & 31];
+      acc &= (1 << bits) - 1;
+    }
   }
   return out;
 }

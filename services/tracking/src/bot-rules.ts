@@ -33,6 +33,31 @@ export interface BotRulesOptions {
   minClickSeconds: number;
 }
 
+// Distinct User-Agents (and addresses) whose verdicts are kept.
+const VERDICT_CACHE_SIZE = 10_000;
+
+/** A map of at most `size` entries that forgets the least recently used. */
+class Lru<K, V> {
+  private readonly entries = new Map<K, V>();
+
+  constructor(private readonly size: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as K);
+  }
+}
+
 // Clicks on different links of one message this close together are a scanner following them all, in ms.
 const BURST_MS = 1_000;
 
@@ -51,6 +76,9 @@ const BURST_MS = 1_000;
  */
 export class BotRules {
   private readonly networks = new BlockList();
+  // Verdicts of recent User-Agents and addresses: the same values recur from request to request.
+  private readonly agents = new Lru<string, BotReason | null>(VERDICT_CACHE_SIZE);
+  private readonly addresses = new Lru<string, boolean>(VERDICT_CACHE_SIZE);
 
   constructor(private readonly options: BotRulesOptions) {
     for (const [address, prefix, family] of PROXY_NETWORKS) this.networks.addSubnet(address, prefix, family);
@@ -59,8 +87,8 @@ export class BotRules {
   /** The verdict a request alone gives. */
   byRequest(userAgent: string | null, ipAddress: string | null): BotReason | null {
     if (!userAgent?.trim()) return 'no_user_agent';
-    if (PROXY_USER_AGENTS.some((pattern) => pattern.test(userAgent))) return 'image_proxy';
-    if (isbot(userAgent)) return 'bot_user_agent';
+    const byAgent = this.byUserAgent(userAgent);
+    if (byAgent !== null) return byAgent;
     if (ipAddress !== null && this.inProxyNetwork(ipAddress)) return 'proxy_network';
     return null;
   }
@@ -73,7 +101,24 @@ export class BotRules {
     return null;
   }
 
+  /** The User-Agent's verdict: isbot's large regular expression runs once per distinct User-Agent. */
+  private byUserAgent(userAgent: string): BotReason | null {
+    const known = this.agents.get(userAgent);
+    if (known !== undefined) return known;
+    const verdict = PROXY_USER_AGENTS.some((pattern) => pattern.test(userAgent)) ? 'image_proxy' : isbot(userAgent) ? 'bot_user_agent' : null;
+    this.agents.set(userAgent, verdict);
+    return verdict;
+  }
+
   private inProxyNetwork(address: string): boolean {
+    const known = this.addresses.get(address);
+    if (known !== undefined) return known;
+    const verdict = this.checkNetworks(address);
+    this.addresses.set(address, verdict);
+    return verdict;
+  }
+
+  private checkNetworks(address: string): boolean {
     const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
     const family = isIP(plain);
     if (family === 0) return false;

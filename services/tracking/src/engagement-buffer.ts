@@ -7,7 +7,7 @@ export interface EngagementBufferOptions {
   logger: Logger;
   /** How long a hit waits at most before its batch is written, in ms (default 1000). */
   flushIntervalMs?: number;
-  /** A batch this large is written at once (default 500). */
+  /** A batch this large is written at once (default 2,000: few large statements keep the writer ahead of thousands of hits a second). */
   maxBatch?: number;
   /** Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and counted (default 200,000). */
   maxBuffered?: number;
@@ -16,7 +16,7 @@ export interface EngagementBufferOptions {
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
-const DEFAULT_MAX_BATCH = 500;
+const DEFAULT_MAX_BATCH = 2_000;
 const DEFAULT_MAX_BUFFERED = 200_000;
 // While stopping, a failing write is retried this often, in ms, until the stop deadline.
 const STOP_RETRY_MS = 200;

@@ -13,6 +13,8 @@ const NO_CACHE = {
   expires: '0',
 } as const;
 const PIXEL_HEADERS = { 'content-type': 'image/gif', 'content-length': String(PIXEL_GIF.length), ...NO_CACHE };
+// The redirect's headers but its Location, as a flat [name, value, …] list writeHead takes as is.
+const REDIRECT_HEADERS = ['content-length', '0', ...Object.entries(NO_CACHE).flat()];
 // A User-Agent longer than this is cut before it is stored.
 const MAX_USER_AGENT = 512;
 
@@ -54,7 +56,7 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     res.writeHead(200, PIXEL_HEADERS);
     res.end(req.method === 'GET' ? PIXEL_GIF : undefined);
   } else {
-    res.writeHead(302, { location: target.url, 'content-length': '0', ...NO_CACHE });
+    res.writeHead(302, ['location', target.url, ...REDIRECT_HEADERS]);
     res.end();
   }
   return true;

@@ -78,13 +78,16 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     this.set(buffer.size);
   } });
 
+  // One bound child per label pair, made once: counting a request is then a plain increment.
+  const bound = (route: 'open' | 'click') => ({ ok: requests.labels(route, 'ok'), not_found: requests.labels(route, 'not_found'), head: requests.labels(route, 'head') });
+  const counters = { open: bound('open'), click: bound('click') };
   const tokens = new TrackingTokens(deriveKey(secretKey, 'tracking'));
   const deps = {
     tokens,
     bots,
     record: (hit: EngagementHit) => buffer.add(hit),
     trustProxy: config.trackingTrustProxy,
-    count: (route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head') => requests.inc({ route, outcome }),
+    count: (route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head') => counters[route][outcome].inc(),
   };
   let stopping = false;
   const ops = {

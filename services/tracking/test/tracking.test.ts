@@ -9,6 +9,8 @@ import { createKey, signUp, startTestGateway, TEST_SECRET_KEY, testEnv, type Tes
 import type { ApiClient } from '../../../test/support/http';
 import { waitForEmail } from '../../../test/support/sending';
 import { SmtpSink } from '../../../test/support/smtp-sink';
+import { type RunningDispatcher, startDispatcher } from '../../webhook-dispatcher/src/start-dispatcher';
+import { Receiver, until } from '../../webhook-dispatcher/test/support';
 import { PIXEL_GIF, startTracking, type RunningTracking } from '../src';
 
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
@@ -26,6 +28,8 @@ let sender: RunningSender;
 let api: ApiClient;
 let owner: Awaited<ReturnType<typeof signUp>>;
 let pool: Pool;
+let dispatcher: RunningDispatcher;
+const receiver = new Receiver();
 
 beforeAll(async () => {
   database = await createTestDatabase('tracking');
@@ -37,7 +41,10 @@ beforeAll(async () => {
     TRACKING_PORT: '0',
     // The test clicks right after delivery; the timing rule has its own test below.
     TRACKING_MIN_CLICK_SECONDS: '0',
+    // The webhook receiver listens on loopback.
+    ALLOW_PRIVATE_NETWORKS: 'true',
   });
+  await receiver.start();
   tracking = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 100 });
   const full = { ...env, TRACKING_BASE_URL: tracking.url };
   gateway = await startTestGateway({ database, env: full });
@@ -45,8 +52,11 @@ beforeAll(async () => {
   owner = await signUp(gateway.api);
   api = gateway.api.as({ token: (await createKey(owner.as)).token });
   pool = createPool(database.url, 2);
+  dispatcher = await startDispatcher(loadConfig(full));
 });
 afterAll(async () => {
+  await dispatcher.stop();
+  await receiver.stop();
   await sender.stop();
   await gateway.close();
   await tracking.stop();
@@ -123,6 +133,8 @@ describe('tracking opens and clicks', () => {
   });
 
   test('when a delivered email is opened and clicked by a person, then it stays delivered, the timeline has both in order and the counts move', async () => {
+    const hook = await api.post('/webhooks', { url: `${receiver.url}/engagement`, events: ['email.opened', 'email.clicked'] });
+    expect(hook.status).toBe(201);
     const sent = await send({ ...base, to: 'gus@example.test', trackOpens: true, trackClicks: true });
     const urls = trackingUrls(sent.html.get('gus@example.test')!);
 
@@ -156,6 +168,15 @@ describe('tracking opens and clicks', () => {
       hasMore: false,
     });
     expect((await api.get(`/emails/${newId('email')}/clicks`)).status).toBe(404);
+
+    // The webhook subscribed to both got both, each event once, as the outbox has them.
+    const delivered = () => receiver.requests.map((r) => JSON.parse(r.body)).filter((b) => b.data?.email_id === sent.id);
+    await until(() => delivered().length >= 2, 15_000, 'both engagement webhooks');
+    const bodies = delivered().sort((a, b) => (a.type < b.type ? 1 : -1));
+    expect(bodies).toHaveLength(2);
+    expect(bodies.map((b) => b.type)).toEqual(['email.opened', 'email.clicked']);
+    expect(bodies[0].data).toMatchObject({ recipient: 'gus@example.test', open: { user_agent: BROWSER, is_bot: false } });
+    expect(bodies[1].data).toMatchObject({ recipient: 'gus@example.test', click: { link: 'https://acme.example/pricing?plan=pro&ref=mail', is_bot: false } });
   });
 
   test('when a privacy proxy opens and a scanner clicks, then their events say is_bot and the counts leave them out', async () => {

@@ -21,7 +21,7 @@ export interface EngagementHit {
 export interface ClickContext {
   /** The recipient's first `email.delivered`; null before it. */
   deliveredAt: Date | null;
-  /** The recipient's other clicks around it: recorded ones from a second before the batch on, and the batch's others. */
+  /** The recipient's other clicks around it: the latest recorded one per link from a second before the batch on, and the batch's others. */
   otherClicks: { at: Date; link: string }[];
 }
 
@@ -129,40 +129,90 @@ async function judgeClicks(
   const emailIds = [...new Set(clicks.map((c) => c.emailId))];
   const since = new Date(Math.min(...clicks.map((c) => c.at.getTime())) - CLICK_NEIGHBOURHOOD_MS);
   const key = (emailId: string, address: string) => `${emailId} ${address}`;
+  const pairs = [...new Map(clicks.map((c) => [key(c.emailId, addresses.get(c.recipientId)?.address as string), c])).values()];
+  // Each clicking recipient's first delivery, found by walking its email's timeline from the
+  // start (index on email_id, created_at): a delivery comes early, so the walk stops there
+  // instead of reading every event of a busy email on every batch.
   const { rows: delivered } = await client.query<{ email_id: string; recipient: string; ms: number }>({
     name: 'mailroom-engaged-deliveries',
-    text: `SELECT email_id, recipient, extract(epoch FROM min(created_at) AT TIME ZONE 'UTC') * 1000 AS ms
-             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.delivered' GROUP BY email_id, recipient`,
-    values: [emailIds],
+    text: `SELECT r.email_id, r.recipient, extract(epoch FROM d.created_at AT TIME ZONE 'UTC') * 1000 AS ms
+             FROM unnest($1::text[], $2::text[]) AS r(email_id, recipient)
+             CROSS JOIN LATERAL (SELECT created_at FROM email_events e
+                                  WHERE e.email_id = r.email_id AND e.recipient = r.recipient AND e.type = 'email.delivered'
+                                  ORDER BY e.created_at LIMIT 1) d`,
+    values: [pairs.map((c) => c.emailId), pairs.map((c) => addresses.get(c.recipientId)?.address as string)],
   });
   const deliveredAt = new Map(delivered.map((d) => [key(d.email_id, d.recipient), new Date(Number(d.ms))]));
   const { rows: recorded } = await client.query<{ email_id: string; recipient: string; ms: number; link: string }>({
     name: 'mailroom-engaged-recent-clicks',
-    text: `SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
-             FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')`,
+    // Only the latest recorded click per recipient and link: recorded clicks came before the
+    // batch's (one buffer writes in arrival order), so the latest is the nearest, and a busy
+    // recipient's thousands of clicks a second are not read back into every batch.
+    text: `SELECT DISTINCT ON (email_id, recipient, link) email_id, recipient, ms, link
+             FROM (SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
+                     FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')) c
+            ORDER BY email_id, recipient, link, ms DESC`,
     values: [emailIds, since.toISOString()],
   });
-  // Per recipient and link, the latest click around the batch: a neighbour on another link is
-  // what the judge looks for, and one per link (the nearest in time) is enough to find it.
-  const clicksOf = new Map<string, { at: Date; link: string; hit?: EngagementHit }[]>();
-  const add = (k: string, click: { at: Date; link: string; hit?: EngagementHit }) => {
-    const list = clicksOf.get(k);
+  // Per recipient and link, every click around the batch sorted by time: a neighbour on another
+  // link is what the judge looks for, and one per link (the nearest in time) is enough to find
+  // it, found by binary search so a batch of a busy recipient's clicks costs n log n, not n².
+  const clicksOf = new Map<string, Map<string, TimedClick[]>>();
+  const add = (k: string, click: TimedClick) => {
+    let links = clicksOf.get(k);
+    if (!links) {
+      links = new Map();
+      clicksOf.set(k, links);
+    }
+    const list = links.get(click.link);
     if (list) list.push(click);
-    else clicksOf.set(k, [click]);
+    else links.set(click.link, [click]);
   };
-  for (const r of recorded) add(key(r.email_id, r.recipient), { at: new Date(Number(r.ms)), link: r.link });
-  for (const c of clicks) add(key(c.emailId, addresses.get(c.recipientId)?.address as string), { at: c.at, link: c.link ?? '', hit: c });
+  for (const r of recorded) add(key(r.email_id, r.recipient), { ms: Number(r.ms), link: r.link });
+  for (const c of clicks) add(key(c.emailId, addresses.get(c.recipientId)?.address as string), { ms: c.at.getTime(), link: c.link ?? '', hit: c });
+  for (const links of clicksOf.values()) for (const list of links.values()) list.sort((a, b) => a.ms - b.ms);
   return hits.map((hit) => {
     if (hit.kind !== 'click' || hit.isBot) return hit;
     const k = key(hit.emailId, addresses.get(hit.recipientId)?.address as string);
-    const nearest = new Map<string, { at: Date; link: string }>();
-    for (const c of clicksOf.get(k) ?? []) {
-      if (c.hit === hit) continue;
-      const best = nearest.get(c.link);
-      if (!best || Math.abs(c.at.getTime() - hit.at.getTime()) < Math.abs(best.at.getTime() - hit.at.getTime())) nearest.set(c.link, { at: c.at, link: c.link });
+    const otherClicks: { at: Date; link: string }[] = [];
+    for (const [link, list] of clicksOf.get(k) ?? []) {
+      const nearest = nearestOther(list, hit);
+      if (nearest) otherClicks.push({ at: new Date(nearest.ms), link });
     }
-    return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks: [...nearest.values()] }) ? { ...hit, isBot: true } : hit;
+    return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks }) ? { ...hit, isBot: true } : hit;
   });
+}
+
+interface TimedClick {
+  ms: number;
+  link: string;
+  /** The batch's hit this click is, when it is one of the batch. */
+  hit?: EngagementHit;
+}
+
+/** In a list sorted by time, the click nearest to `hit` in time that is not `hit` itself; the earlier one on a tie. */
+function nearestOther(list: readonly TimedClick[], hit: EngagementHit): TimedClick | undefined {
+  const ms = hit.at.getTime();
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as TimedClick).ms < ms) lo = mid + 1;
+    else hi = mid;
+  }
+  // Every click before lo is earlier than `hit`, so not `hit`; from lo on, `hit` is skipped once at most.
+  const before = lo > 0 ? list[lo - 1] : undefined;
+  let after: TimedClick | undefined;
+  for (let i = lo; i < list.length; i++) {
+    const c = list[i] as TimedClick;
+    if (c.hit !== hit) {
+      after = c;
+      break;
+    }
+  }
+  if (!before) return after;
+  if (!after) return before;
+  return ms - before.ms <= after.ms - ms ? before : after;
 }
 
 /** Adds the people's opens and clicks to their recipients' counters, and sets a first human open. */
