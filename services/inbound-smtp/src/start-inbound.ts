@@ -1,12 +1,11 @@
 import {
-  checkReadiness,
   type Config,
   createLogger,
   createRedis,
   createServiceRegistry,
   deriveKey,
   type Logger,
-  startOpsServer,
+  startWorkerOpsServer,
   Verp,
 } from '@mailroom/core';
 import { type Backends, connectBackends } from '@mailroom/db';
@@ -65,17 +64,12 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     await backends.close();
     throw err;
   }
-  const ops =
-    config.opsPort === undefined
-      ? undefined
-      : await startOpsServer({
-          port: config.opsPort,
-          host: options.host,
-          registry,
-          metricsToken: config.metricsToken,
-          logger,
-          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping || (mx?.isDraining() ?? false) }),
-        });
+  const ops = await startWorkerOpsServer(config, {
+    host: options.host,
+    registry,
+    logger,
+    probes: { postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping || (mx?.isDraining() ?? false) },
+  });
   logger.info({ role }, 'inbound SMTP started');
 
   return {

@@ -1,6 +1,5 @@
 import { hostname } from 'node:os';
 import {
-  checkReadiness,
   createLogger,
   createResolver,
   createRedis,
@@ -14,7 +13,7 @@ import {
   openWorker,
   queues,
   SendQueue,
-  startOpsServer,
+  startWorkerOpsServer,
   TrackingTokens,
   type Config,
   type Logger,
@@ -122,16 +121,11 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   void maintenanceWorker.run();
   await worker.waitUntilReady();
   let stopping = false;
-  const ops =
-    config.opsPort === undefined
-      ? undefined
-      : await startOpsServer({
-          port: config.opsPort,
-          registry: createServiceRegistry('sender'),
-          metricsToken: config.metricsToken,
-          logger,
-          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping }),
-        });
+  const ops = await startWorkerOpsServer(config, {
+    registry: createServiceRegistry('sender'),
+    logger,
+    probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
+  });
   logger.info({ concurrency: config.senderConcurrency, mode: config.outboundSmtpUrl ? 'smarthost' : 'direct MX' }, 'sender started');
 
   return {

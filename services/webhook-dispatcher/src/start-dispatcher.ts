@@ -1,5 +1,4 @@
 import {
-  checkReadiness,
   type Config,
   createLogger,
   createRedis,
@@ -9,7 +8,7 @@ import {
   openQueue,
   openWorker,
   queues,
-  startOpsServer,
+  startWorkerOpsServer,
   WebhookQueue,
 } from '@mailroom/core';
 import { connectBackends } from '@mailroom/db';
@@ -89,16 +88,11 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
   for (const worker of workers) void worker.run();
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   let stopping = false;
-  const ops =
-    config.opsPort === undefined
-      ? undefined
-      : await startOpsServer({
-          port: config.opsPort,
-          registry: createServiceRegistry('webhook-dispatcher'),
-          metricsToken: config.metricsToken,
-          logger,
-          readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping }),
-        });
+  const ops = await startWorkerOpsServer(config, {
+    registry: createServiceRegistry('webhook-dispatcher'),
+    logger,
+    probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
+  });
   // Events committed while no dispatcher ran wait in the outbox: catch up at once.
   await eventQueue.notify('reconcile');
   logger.info({ perEndpoint: config.webhookConcurrencyPerEndpoint, leaseSeconds }, 'webhook dispatcher started');

@@ -5,7 +5,7 @@ import { MailroomError, toMailroomError } from '../errors';
 import type { Logger } from '../logger';
 import { listenOn } from '../port-in-use';
 import { checkMetricsToken } from './metrics';
-import type { Readiness } from './readiness';
+import { checkReadiness, type Readiness, type ReadinessProbes } from './readiness';
 
 export interface OpsServerOptions {
   port: number;
@@ -90,4 +90,28 @@ function sendJson(res: ServerResponse, status: number, body: object): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
   res.end(JSON.stringify(body));
+}
+
+/** What a worker's ops server needs besides its configuration: its metrics and what readiness probes. */
+export interface WorkerOpsOptions {
+  registry: Registry;
+  logger: Logger;
+  host?: string;
+  probes: ReadinessProbes;
+}
+
+/**
+ * The ops server of a worker (sender, inbound-smtp, webhook-dispatcher) on `OPS_PORT`, with
+ * readiness from its PostgreSQL and Redis probes and its shutdown flag; none when OPS_PORT is unset.
+ */
+export function startWorkerOpsServer(config: { opsPort: number | undefined; metricsToken: string | undefined }, options: WorkerOpsOptions): Promise<OpsServer | undefined> {
+  if (config.opsPort === undefined) return Promise.resolve(undefined);
+  return startOpsServer({
+    port: config.opsPort,
+    host: options.host,
+    registry: options.registry,
+    metricsToken: config.metricsToken,
+    logger: options.logger,
+    readiness: () => checkReadiness(options.probes),
+  });
 }
