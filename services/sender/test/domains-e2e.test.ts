@@ -122,6 +122,9 @@ describe('mail from a verified sending domain', () => {
   test('when a domain check is due, then the scheduled check looks it up and verifies it', async () => {
     const { body: added } = await s.api.post('/domains', { name: 'scheduled.example' });
     dns.setZone(publish(added.records, { ...zone }));
+    // Due now, whatever the sender's own schedule already did with it (a new domain is checked at
+    // once, and may have been looked up before the records were published, then backed off).
+    await s.t.gateway.ctx.pool.query({ text: "UPDATE domains SET next_check_at = now() AT TIME ZONE 'UTC' WHERE id = $1", values: [added.id] });
     expect(await s.sender.checkDomains()).toBeGreaterThanOrEqual(1);
     expect((await s.api.get(`/domains/${added.id}`)).body).toMatchObject({ status: 'verified', lastCheckedAt: expect.any(String) });
     // Checked now: not due again until its next check.
