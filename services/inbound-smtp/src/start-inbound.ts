@@ -57,7 +57,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     if (role !== 'processing') {
       mx = await startMx({ config, backends, verp, registry, logger: logger.child({ component: 'smtp' }), host: options.host ?? '0.0.0.0' });
     }
-    if (workerRedis) processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp });
+    if (workerRedis) processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp, registry });
   } catch (err) {
     await mx?.stop(0);
     workerRedis?.disconnect();
