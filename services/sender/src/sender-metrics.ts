@@ -22,8 +22,12 @@ export interface SenderMetrics {
  */
 export function createSenderMetrics(options: { pool: Pool; logger: Logger }): SenderMetrics {
   const registry = createServiceRegistry('sender');
-  const outcomes = createDeliveryOutcomeCounter(registry);
-  const recovered = createReconcilerCounter(registry).labels('send');
+  const outcomes = createDeliveryOutcomeCounter(registry, {
+    attempt: ['delivered', 'deferred', 'bounced', 'failed', 'suppressed'],
+    // The sandbox's complained@ files its complaint as feedback would.
+    feedback: ['complained'],
+  });
+  const countRecovered = createReconcilerCounter(registry, 'send');
   const transactions = new Histogram({
     name: 'mailroom_smtp_transaction_duration_seconds',
     help: 'Outbound SMTP transactions (one recipient, every next hop tried), by result: delivered, bounced (5xx), deferred (4xx), error (no reply: DNS, connection, timeout).',
@@ -40,9 +44,7 @@ export function createSenderMetrics(options: { pool: Pool; logger: Logger }): Se
     observeTransaction(outcome, seconds) {
       transactions.observe({ result: transactionResult(outcome) }, seconds);
     },
-    countRecovered(count) {
-      if (count > 0) recovered.inc(count);
-    },
+    countRecovered,
   };
 }
 

@@ -41,7 +41,9 @@ export function createDispatcherMetrics(options: { pool: Pool; logger: Logger })
     labelNames: ['reason'],
     registers,
   });
-  const recovered = createReconcilerCounter(registry).labels('webhook-deliveries');
+  // Both reasons exist from the start at 0, so increase() sees the first endpoint disabled.
+  for (const reason of ['gone', 'failing']) disabled.inc({ reason }, 0);
+  const countRecovered = createReconcilerCounter(registry, 'webhook-deliveries');
   registerBacklogMetrics(registry, { queues: ['webhook-deliveries'], read: () => readBacklog(options.pool, 'webhook-deliveries'), logger: options.logger });
   return {
     registry,
@@ -51,7 +53,7 @@ export function createDispatcherMetrics(options: { pool: Pool; logger: Logger })
       if (record.gone) disabled.inc({ reason: 'gone' });
     },
     countReconcile(result) {
-      if (result.stranded > 0) recovered.inc(result.stranded);
+      countRecovered(result.stranded);
       if (result.disabled > 0) disabled.inc({ reason: 'failing' }, result.disabled);
     },
   };

@@ -24,8 +24,8 @@ export function createProcessingMetrics(registry: Registry, options: { pool: Poo
     labelNames: ['result'],
     registers: [registry],
   });
-  const outcomes = createDeliveryOutcomeCounter(registry);
-  const recovered = createReconcilerCounter(registry).labels('inbound');
+  const outcomes = createDeliveryOutcomeCounter(registry, { feedback: ['bounced', 'deferred', 'complained'] });
+  const countRecovered = createReconcilerCounter(registry, 'inbound');
   registerBacklogMetrics(registry, { queues: ['inbound'], read: () => readBacklog(options.pool, 'inbound'), logger: options.logger });
   return {
     countProcessed(summary) {
@@ -35,8 +35,6 @@ export function createProcessingMetrics(registry: Registry, options: { pool: Poo
     countFeedback(outcome) {
       outcomes.inc({ outcome, source: 'feedback' });
     },
-    countRecovered(count) {
-      if (count > 0) recovered.inc(count);
-    },
+    countRecovered,
   };
 }
