@@ -30,12 +30,6 @@ const TIMEOUT_MS = 2_000;
 export function registerBacklogMetrics(registry: Registry, options: BacklogMetricsOptions): void {
   const maxAgeMs = options.maxAgeMs ?? MAX_AGE_MS;
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
-  const failures = new Counter({
-    name: 'mailroom_queue_backlog_read_failures_total',
-    help: 'Backlog readings that failed or timed out at scrape time, by queue.',
-    labelNames: ['queue'],
-    registers: [registry],
-  });
   const cache = new Map<string, { at: number; reading: Promise<BacklogReading | null> }>();
   const reading = (queue: string): Promise<BacklogReading | null> => {
     const cached = cache.get(queue);
@@ -49,6 +43,16 @@ export function registerBacklogMetrics(registry: Registry, options: BacklogMetri
     cache.set(queue, { at: Date.now(), reading: read });
     return read;
   };
+  const failures = new Counter({
+    name: 'mailroom_queue_backlog_read_failures_total',
+    help: 'Backlog readings that failed or timed out at scrape time, by queue.',
+    labelNames: ['queue'],
+    registers: [registry],
+    // Waits for this scrape's readings, so a failure shows in the scrape it happened in.
+    async collect() {
+      await Promise.all(options.queues.map(reading));
+    },
+  });
   const collectInto = async (gauge: Gauge<'queue'>, pick: (r: BacklogReading) => number) => {
     const readings = await Promise.all(options.queues.map(async (queue) => [queue, await reading(queue)] as const));
     gauge.reset();
