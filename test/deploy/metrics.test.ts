@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { loadConfig, newId } from '@mailroom/core';
 import { dueCountQuery } from '@mailroom/db';
 import { simpleParser } from 'mailparser';
+import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
 import { parse as parseYaml } from 'yaml';
 import { type RunningInbound, startInbound } from '../../services/inbound-smtp/src/start-inbound';
@@ -39,7 +40,7 @@ const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.
  * `release()`, accepts everything else; keeps what it accepted.
  */
 class Sink {
-  readonly messages: { to: string; raw: Buffer }[] = [];
+  readonly messages: { from: string; to: string; raw: Buffer }[] = [];
   received = 0;
   port = 0;
   private readonly held: (() => void)[] = [];
@@ -58,7 +59,7 @@ class Sink {
         this.received += 1;
         const to = session.envelope.rcptTo[0]?.address ?? '';
         const reply = () => {
-          this.messages.push({ to, raw: Buffer.concat(chunks) });
+          this.messages.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to, raw: Buffer.concat(chunks) });
           callback();
         };
         if (this.holding && to.startsWith('held')) this.held.push(reply);
@@ -238,6 +239,50 @@ describe('operator metrics', () => {
     });
     const after = await scrapeUntil(inbound.opsUrl, 'mailroom_inbound_processed_total', { result: 'stored' }, 2);
     expect(recovered(after) - before).toBe(1);
+  }, 60_000);
+
+  test('when a bounce report arrives for a delivered recipient, then inbound processing counts the outcome it recorded, as feedback', async () => {
+    // The endpoint subscribed to bounces is disabled by the first one's 410 before this one: one 410 in all.
+    await until(
+      async () => (await inbound.backends.pool.query({ text: "SELECT 1 FROM webhooks WHERE url LIKE '%/hook/gone' AND NOT enabled" })).rowCount === 1,
+      30_000,
+      'the endpoint that is gone to be disabled',
+    );
+    const { from: returnPath } = sink.messages.find((m) => m.to === 'held1@example.test') ?? { from: '' };
+    expect(returnPath).toMatch(/^bounces\+.+@bounces\.mailroom\.test$/);
+    const report = [
+      'From: Mail Delivery System <MAILER-DAEMON@mx.example.net>',
+      `To: ${returnPath}`,
+      'Subject: Undelivered Mail Returned to Sender',
+      'Message-ID: <dsn-metrics@mx.example.net>',
+      'MIME-Version: 1.0',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: message/delivery-status',
+      '',
+      'Reporting-MTA: dns; mx.example.net',
+      '',
+      'Final-Recipient: rfc822; held1@example.test',
+      'Action: failed',
+      'Status: 5.1.1',
+      'Diagnostic-Code: smtp; 550 5.1.1 User unknown',
+      '',
+      '--b1--',
+      '',
+    ].join('\r\n');
+    const before = await scrape(inbound.opsUrl);
+    const stored = sampleValue(before, 'mailroom_inbound_processed_total', { result: 'stored' }) as number;
+    expect(sampleValue(before, 'mailroom_deliveries_total', { outcome: 'bounced', source: 'feedback' })).toBe(0);
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: inbound.port, secure: false, ignoreTLS: true });
+    try {
+      await transport.sendMail({ envelope: { from: '', to: [returnPath] }, raw: report });
+    } finally {
+      transport.close();
+    }
+    const after = await scrapeUntil(inbound.opsUrl, 'mailroom_inbound_processed_total', { result: 'stored' }, stored + 1);
+    expect(sampleValue(after, 'mailroom_deliveries_total', { outcome: 'bounced', source: 'feedback' })).toBe(1);
+    expect(sampleValue(after, 'mailroom_deliveries_total', { outcome: 'complained', source: 'feedback' })).toBe(0);
   }, 60_000);
 
   test('when the events reach the endpoints, then the dispatcher counts each attempt as the log records it, and the endpoint that answered 410 as disabled', async () => {
