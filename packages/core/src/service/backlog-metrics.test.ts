@@ -35,9 +35,14 @@ describe('the backlog gauges', () => {
 
   test('when the database does not answer in time or fails, then the scrape answers anyway without those series, and counts the failure', async () => {
     const registry = createServiceRegistry('webhook-dispatcher');
+    let hanging = 0;
     registerBacklogMetrics(registry, {
       queues: ['webhook-deliveries', 'send'],
-      read: (queue) => (queue === 'send' ? Promise.reject(new Error('connection refused')) : new Promise<BacklogReading>(() => undefined)),
+      read: (queue) => {
+        if (queue === 'send') return Promise.reject(new Error('connection refused'));
+        hanging += 1;
+        return new Promise<BacklogReading>(() => undefined);
+      },
       logger,
       timeoutMs: 100,
     });
@@ -49,5 +54,9 @@ describe('the backlog gauges', () => {
     expect(sample(text, 'mailroom_queue_due_items', 'send')).toBeUndefined();
     expect(sample(text, 'mailroom_queue_backlog_read_failures_total', 'webhook-deliveries')).toBe('1');
     expect(sample(text, 'mailroom_queue_backlog_read_failures_total', 'send')).toBe('1');
+    // The next scrape waits for the stuck read again instead of starting a second one.
+    const again = await registry.metrics();
+    expect(sample(again, 'mailroom_queue_backlog_read_failures_total', 'webhook-deliveries')).toBe('2');
+    expect(hanging).toBe(1);
   });
 });

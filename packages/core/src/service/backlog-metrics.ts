@@ -31,10 +31,21 @@ export function registerBacklogMetrics(registry: Registry, options: BacklogMetri
   const maxAgeMs = options.maxAgeMs ?? MAX_AGE_MS;
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const cache = new Map<string, { at: number; reading: Promise<BacklogReading | null> }>();
+  // A read that outlived its scrape's timeout is waited for again rather than doubled, so a
+  // stuck database holds at most one of the worker's connections per queue.
+  const inFlight = new Map<string, Promise<BacklogReading>>();
+  const readOnce = (queue: string): Promise<BacklogReading> => {
+    let read = inFlight.get(queue);
+    if (!read) {
+      read = options.read(queue).finally(() => inFlight.delete(queue));
+      inFlight.set(queue, read);
+    }
+    return read;
+  };
   const reading = (queue: string): Promise<BacklogReading | null> => {
     const cached = cache.get(queue);
     if (cached && Date.now() - cached.at < maxAgeMs) return cached.reading;
-    const read = withTimeout(options.read(queue), timeoutMs).catch((err: unknown) => {
+    const read = withTimeout(readOnce(queue), timeoutMs).catch((err: unknown) => {
       failures.inc({ queue });
       options.logger.warn({ err, queue }, 'backlog not read for /metrics');
       cache.delete(queue);
@@ -60,7 +71,7 @@ export function registerBacklogMetrics(registry: Registry, options: BacklogMetri
   };
   new Gauge({
     name: 'mailroom_queue_due_items',
-    help: `Work due now per queue, counted in PostgreSQL (the rule KEDA's triggers use), at most 100000.`,
+    help: "Work due now per queue, counted in PostgreSQL (the rule KEDA's triggers use), at most 100000.",
     labelNames: ['queue'],
     registers: [registry],
     async collect() {
