@@ -29,6 +29,8 @@ export interface RunningInbound {
   port: number;
   backends: Backends;
   registry: Registry;
+  /** The ops server's URL (/healthz, /readyz, /metrics) when OPS_PORT is set. */
+  opsUrl: string | undefined;
   /** The work after the 250 (parsing, authentication, events, reconciler, retention); absent when INBOUND_ROLE=smtp. */
   processing: RunningProcessing | undefined;
   /** Drains (421 to new connections, messages in DATA finish) and closes everything. */
@@ -57,7 +59,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     if (role !== 'processing') {
       mx = await startMx({ config, backends, verp, registry, logger: logger.child({ component: 'smtp' }), host: options.host ?? '0.0.0.0' });
     }
-    if (workerRedis) processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp });
+    if (workerRedis) processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp, registry });
   } catch (err) {
     await mx?.stop(0);
     workerRedis?.disconnect();
@@ -76,6 +78,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     port: mx?.port ?? 0,
     backends,
     registry,
+    opsUrl: ops?.url,
     processing,
     async stop() {
       stopping = true;

@@ -4,7 +4,6 @@ import {
   createResolver,
   createRedis,
   createLimiter,
-  createServiceRegistry,
   deriveKey,
   domainDnsSettings,
   EventQueue,
@@ -27,6 +26,7 @@ import { EventNotifier } from './event-notifier';
 import { HtmlTracking } from './message/tracking/track-html';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
+import { createSenderMetrics } from './sender-metrics';
 import { SendStore } from './send-store';
 import { SigningDomains } from './signing-domains';
 
@@ -59,9 +59,11 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
   const events = new EventNotifier(eventQueue, logger.child({ component: 'events' }));
+  const metrics = createSenderMetrics({ pool, logger });
   /** Every outcome the sender has (attempts, suppressed recipients, test addresses' simulated ones) is written here. */
   const writeOutcomes = async (records: OutcomeRecord[]) => {
     if ((await recordOutcomes(pool, records)) > 0) events.committed();
+    metrics.countOutcomes(records);
   };
   const tracking = new HtmlTracking({ tokens: new TrackingTokens(deriveKey(secretKey, 'tracking')), baseUrl: config.trackingBaseUrl });
   const deps: ProcessDeps = {
@@ -73,6 +75,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
       allowPrivateNetworks: config.allowPrivateNetworks,
       heloName: hostname(),
       logger,
+      observe: (outcome, seconds) => metrics.observeTransaction(outcome, seconds),
     }),
     verp: new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain),
     sendQueue,
@@ -96,7 +99,12 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   });
   worker.on('failed', (job, err) => logger.error({ err, emails: job?.data.emailIds?.length }, 'send job failed'));
 
-  const reconcile = () => reconcileSends(pool, sendQueue, logger.child({ component: 'reconciler' }));
+  const reconcileLogger = logger.child({ component: 'reconciler' });
+  const reconcile = async () => {
+    const found = await reconcileSends(pool, sendQueue, reconcileLogger);
+    metrics.countRecovered(found);
+    return found;
+  };
   const domainChecks = { pool, resolver: createResolver(config.dnsServers), settings: domainDnsSettings(config), logger: logger.child({ component: 'domains' }) };
   const checkDomains = async () => {
     const { checked, events: appended } = await checkDueDomains(domainChecks);
@@ -122,7 +130,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   await worker.waitUntilReady();
   let stopping = false;
   const ops = await startWorkerOpsServer(config, {
-    registry: createServiceRegistry('sender'),
+    registry: metrics.registry,
     logger,
     probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
   });

@@ -18,6 +18,9 @@ const REDIRECT_HEADERS = ['content-length', '0', ...Object.entries(NO_CACHE).fla
 // A User-Agent longer than this is cut before it is stored.
 const MAX_USER_AGENT = 512;
 
+/** What became of a tracking request: the `outcome` label of `mailroom_tracking_requests_total`. */
+export type TrackingOutcome = 'ok' | 'bot' | 'not_found' | 'head';
+
 export interface TrackingRequestDeps {
   tokens: TrackingTokens;
   bots: BotRules;
@@ -25,8 +28,8 @@ export interface TrackingRequestDeps {
   record(hit: EngagementHit): void;
   /** Take the client address from X-Forwarded-For's last entry (TRACKING_TRUST_PROXY). */
   trustProxy: boolean;
-  /** Counts answered requests by route and outcome. */
-  count(route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head'): void;
+  /** Counts answered requests by route and outcome (`bot`: recorded as `is_bot` from its user agent or address). */
+  count(route: 'open' | 'click', outcome: TrackingOutcome): void;
 }
 
 /**
@@ -50,8 +53,9 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     sendError(res, new MailroomError('not_found', 'No such tracking link.'));
     return true;
   }
-  if (req.method === 'GET') deps.record(hitOf(deps, req, target));
-  deps.count(route, req.method === 'GET' ? 'ok' : 'head');
+  const hit = req.method === 'GET' ? hitOf(deps, req, target) : null;
+  if (hit) deps.record(hit);
+  deps.count(route, hit === null ? 'head' : hit.isBot ? 'bot' : 'ok');
   if (target.kind === 'open') {
     res.writeHead(200, PIXEL_HEADERS);
     res.end(req.method === 'GET' ? PIXEL_GIF : undefined);

@@ -17,7 +17,7 @@ import { type Backends, connectBackends, type EngagementHit, recordEngagement } 
 import { Counter, Gauge } from 'prom-client';
 import { BotRules } from './bot-rules';
 import { EngagementBuffer } from './engagement-buffer';
-import { handleTrackingRequest, sendError } from './handle-tracking-request';
+import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
 
 export interface TrackingOptions {
   logger?: Logger;
@@ -53,7 +53,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 4 });
   const { pool, redis, secretKey } = backends;
   const registry = createServiceRegistry('tracking');
-  const requests = new Counter({ name: 'mailroom_tracking_requests_total', help: 'Tracking requests answered, by route and outcome.', labelNames: ['route', 'outcome'], registers: [registry] });
+  const requests = new Counter({ name: 'mailroom_tracking_requests_total', help: 'Tracking requests answered, by route (open, click) and outcome (ok, bot, not_found, head).', labelNames: ['route', 'outcome'], registers: [registry] });
   const written = new Counter({ name: 'mailroom_tracking_events_written_total', help: 'Engagement events written to the outbox.', registers: [registry] });
   const dropped = new Counter({ name: 'mailroom_tracking_events_dropped_total', help: 'Engagement events dropped: their email was deleted, or the buffer overflowed while PostgreSQL was down.', labelNames: ['reason'], registers: [registry] });
   const eventQueue = new EventQueue(redis, config.queuePrefix);
@@ -79,7 +79,12 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   } });
 
   // One bound child per label pair, made once: counting a request is then a plain increment.
-  const bound = (route: 'open' | 'click') => ({ ok: requests.labels(route, 'ok'), not_found: requests.labels(route, 'not_found'), head: requests.labels(route, 'head') });
+  const bound = (route: 'open' | 'click') => ({
+    ok: requests.labels(route, 'ok'),
+    bot: requests.labels(route, 'bot'),
+    not_found: requests.labels(route, 'not_found'),
+    head: requests.labels(route, 'head'),
+  });
   const counters = { open: bound('open'), click: bound('click') };
   const tokens = new TrackingTokens(deriveKey(secretKey, 'tracking'));
   const deps = {
@@ -87,7 +92,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     bots,
     record: (hit: EngagementHit) => buffer.add(hit),
     trustProxy: config.trackingTrustProxy,
-    count: (route: 'open' | 'click', outcome: 'ok' | 'not_found' | 'head') => counters[route][outcome].inc(),
+    count: (route: 'open' | 'click', outcome: TrackingOutcome) => counters[route][outcome].inc(),
   };
   let stopping = false;
   const ops = {

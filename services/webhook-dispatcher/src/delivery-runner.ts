@@ -29,6 +29,8 @@ export interface DeliveryRunnerOptions {
   leaseSeconds: number;
   /** Deliveries of one endpoint claimed (leased) at once, posting or about to: see `claimAhead`. */
   claimAhead: number;
+  /** Told each attempt once it is committed (metrics). */
+  onRecorded?: (record: AttemptRecord) => void;
 }
 
 /**
@@ -268,6 +270,7 @@ export class DeliveryRunner {
       const record = await attemptDelivery(this.options.deps, target, { leased: true });
       release();
       await this.record(record);
+      this.options.onRecorded?.(record);
       if (record.nextRetryAt) {
         await this.options.queue.enqueueDue([{ eventId: target.eventId, webhookId: target.webhookId, dueAt: record.nextRetryAt }]).catch((err: unknown) => {
           this.options.logger.warn({ err, eventId: target.eventId, webhookId: target.webhookId }, 'retry not enqueued; the reconciler will find it');

@@ -2,7 +2,6 @@ import {
   type Config,
   createLogger,
   createRedis,
-  createServiceRegistry,
   EventQueue,
   type Logger,
   openQueue,
@@ -15,6 +14,7 @@ import { connectBackends } from '@mailroom/db';
 import { createAttemptDeps, deliveryLeaseSeconds } from '@mailroom/webhooks';
 import type { Worker } from 'bullmq';
 import { claimAhead, DeliveryRunner } from './delivery-runner';
+import { createDispatcherMetrics } from './dispatcher-metrics';
 import { fanOut } from './fan-out';
 import { reconcileDispatcher, type ReconcileResult } from './reconciler';
 
@@ -46,6 +46,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
   const leaseSeconds = deliveryLeaseSeconds(config);
   const deps = createAttemptDeps({ config, masterSecret: secretKey });
+  const metrics = createDispatcherMetrics({ pool, logger });
   const runner = new DeliveryRunner({
     pool,
     deps,
@@ -55,6 +56,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     maxInFlight: MAX_IN_FLIGHT,
     leaseSeconds,
     claimAhead: claimAhead({ leaseSeconds, timeoutSeconds: config.webhookTimeoutSeconds, perEndpoint: config.webhookConcurrencyPerEndpoint }),
+    onRecorded: (record) => metrics.countAttempt(record),
   });
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
@@ -69,7 +71,12 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     stalledInterval: lockDuration,
   });
   const reconcileLogger = logger.child({ component: 'reconciler' });
-  const reconcile = (graceSeconds = leaseSeconds) => reconcileDispatcher({ pool, queue, eventQueue, logger: reconcileLogger, graceSeconds });
+  const reconcile = async (graceSeconds = leaseSeconds) => {
+    const result = await reconcileDispatcher({ pool, queue, eventQueue, logger: reconcileLogger, graceSeconds });
+    // Without grace (after a recover) the deliveries found were asked for, not lost.
+    metrics.countReconcile(graceSeconds > 0 ? result : { ...result, stranded: 0 });
+    return result;
+  };
   const maintenance = openQueue(queues.webhookMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler for all dispatchers: each tick is one job, so one dispatcher reconciles at a time.
   await maintenance.queue.upsertJobScheduler(
@@ -89,7 +96,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   let stopping = false;
   const ops = await startWorkerOpsServer(config, {
-    registry: createServiceRegistry('webhook-dispatcher'),
+    registry: metrics.registry,
     logger,
     probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
   });

@@ -1,3 +1,5 @@
 export * from './metrics';
 export * from './ops-server';
 export * from './readiness';
+export * from './backlog-metrics';
+export * from './worker-metrics';

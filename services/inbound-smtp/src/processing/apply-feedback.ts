@@ -17,6 +17,8 @@ export interface FeedbackOptions {
   publicApiUrl: string;
   /** Reads VERP return paths found inside ARF originals; without it only their Message-ID matches. */
   verp?: Verp;
+  /** Told the kind of each outcome a report recorded (metrics). */
+  onOutcome?: (outcome: string) => void;
 }
 
 export interface FeedbackDeps extends FeedbackOptions {
@@ -82,6 +84,7 @@ export async function applyFeedback(deps: FeedbackDeps, email: FeedbackEmail): P
         },
       ])
     : 0;
+  if (outcome && appended > 0) deps.onOutcome?.(outcome.kind);
   if (email.projectId === null) await assignReceivedEmailProject(deps.pool, email.id, target.sent.email.projectId);
   deps.logger.info(
     { ...about, emailId: target.sent.email.id, recipientId: target.recipient.id, matchedBy: target.by, outcome: outcome?.kind ?? null, appended },

@@ -2,7 +2,9 @@ import { hostname } from 'node:os';
 import { type Config, EventQueue, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
 import { type ProcessingDeps, ProcessingFailedError, processReceivedEmails } from './process-received';
+import { createProcessingMetrics } from './processing-metrics';
 import { RECONCILE_GRACE_SECONDS, reconcileReceived } from './reconcile-received';
 
 export interface ProcessingOptions {
@@ -24,6 +26,8 @@ export interface ProcessingOptions {
   verp?: Verp;
   /** Seconds an unprocessed message is left to its own job before the reconciler takes it (default: 30, or RECONCILE_INTERVAL_SECONDS when shorter). */
   reconcileGraceSeconds?: number;
+  /** The service's registry, for processing's metrics and the `inbound` backlog; none when absent. */
+  registry?: Registry;
 }
 
 export interface RunningProcessing {
@@ -49,6 +53,7 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
   const logger = options.logger.child({ component: 'inbound-processing' });
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
   const connection = { connection: redis, prefix: config.queuePrefix };
+  const metrics = options.registry ? createProcessingMetrics(options.registry, { pool, logger }) : undefined;
   const deps: ProcessingDeps = {
     pool,
     eventQueue,
@@ -57,13 +62,17 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
     dnsServers: config.dnsServers,
     dnsTimeoutMs: options.dnsTimeoutMs,
     dnsBudgetMs: options.dnsBudgetMs,
-    feedback: config.publicApiUrl === undefined ? undefined : { publicApiUrl: config.publicApiUrl, verp: options.verp },
+    feedback:
+      config.publicApiUrl === undefined
+        ? undefined
+        : { publicApiUrl: config.publicApiUrl, verp: options.verp, onOutcome: metrics && ((outcome) => metrics.countFeedback(outcome)) },
   };
 
   const worker = openWorker(
     queues.inbound,
     async (payload) => {
       const summary = await processReceivedEmails(deps, payload.receivedEmailIds);
+      metrics?.countProcessed(summary);
       if (summary.failed.length > 0) throw new ProcessingFailedError(`${summary.failed.length} received email(s) failed; retrying`);
       return summary.stored.length;
     },
@@ -74,7 +83,11 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
   const inbound = openQueue(queues.inbound, { connection: producerRedis, prefix: config.queuePrefix });
   // A short reconcile interval (tests, impatient operators) shortens the grace with it.
   const grace = options.reconcileGraceSeconds ?? Math.min(RECONCILE_GRACE_SECONDS, config.reconcileIntervalSeconds);
-  const reconcile = () => reconcileReceived(pool, inbound, logger, grace);
+  const reconcile = async () => {
+    const found = await reconcileReceived(pool, inbound, logger, grace);
+    metrics?.countRecovered(found);
+    return found;
+  };
   const deleteExpired = async () => {
     const deleted = await deleteExpiredReceivedEmails(pool, { olderThanDays: config.inboundRetentionDays });
     if (deleted > 0) logger.info({ deleted, retentionDays: config.inboundRetentionDays }, 'deleted received mail past retention');

@@ -30,6 +30,8 @@ export interface DelivererOptions {
   dnsTimeoutMs?: number;
   /** Pooled connections per next-hop host. Default 5. */
   maxConnectionsPerHost?: number;
+  /** Told each transaction's outcome and duration in seconds (the sender's latency histogram). */
+  observe?: (outcome: DeliveryOutcome, seconds: number) => void;
 }
 
 /**
@@ -123,6 +125,7 @@ export class Deliverer {
       },
       'delivery attempt finished',
     );
+    this.options.observe?.(outcome, (Date.now() - startedAt) / 1000);
     return outcome;
   }
 
