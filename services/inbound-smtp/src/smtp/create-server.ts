@@ -2,6 +2,7 @@ import type { Logger } from '@mailroom/core';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { batchReplies } from './batch-replies';
 import type { ConnectionLimits } from './connection-limits';
+import type { ExpectedMessages } from './expected-messages';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics } from './metrics';
 import { type Drain, SHUTTING_DOWN } from './drain';
@@ -30,6 +31,8 @@ export interface MxServerOptions {
   limits: ConnectionLimits;
   resolver: RecipientResolver;
   store: MessageStore;
+  /** The sessions the store may expect a message from; kept up to date here. */
+  expected: ExpectedMessages;
   drain: Drain;
   metrics: InboundMetrics;
   logger: Logger;
@@ -41,9 +44,9 @@ export interface MxServerOptions {
  * DESIGN §7 and store each message before its 250. The server is built, not started.
  */
 export function createMxServer(options: MxServerOptions): SMTPServer {
-  const { limits, metrics, logger, drain } = options;
+  const { limits, metrics, logger, drain, expected } = options;
   const transactions = new Transactions();
-  const data: DataHandlerDeps = { store: options.store, drain, transactions, metrics, logger };
+  const data: DataHandlerDeps = { store: options.store, drain, transactions, expected, metrics, logger };
   const serverOptions: SMTPServerOptions = {
     name: options.name,
     banner: 'Mailroom',
@@ -75,11 +78,13 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
         return callback(refusal(421, '4.7.0', 'Too many connections from your address; try again later.'));
       }
       metrics.connections.inc();
+      expected.open(session.id);
       callback();
     },
     onClose(session) {
       limits.release(session.id);
       transactions.end(session.id);
+      expected.close(session.id);
     },
     onMailFrom(_address, session, callback) {
       transactions.begin(session.id);

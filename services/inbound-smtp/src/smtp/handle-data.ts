@@ -4,6 +4,7 @@ import type { SMTPServerSession } from 'smtp-server';
 import type { Readable } from 'node:stream';
 import { buildCopies } from './build-copies';
 import type { Drain } from './drain';
+import type { ExpectedMessages } from './expected-messages';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics, RefusalReason } from './metrics';
 import { MAX_LINE_BYTES, receiveData } from './receive-data';
@@ -14,6 +15,7 @@ export interface DataHandlerDeps {
   store: MessageStore;
   drain: Drain;
   transactions: Transactions;
+  expected: ExpectedMessages;
   metrics: InboundMetrics;
   logger: Logger;
 }
@@ -52,12 +54,15 @@ async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session:
     raw: received.raw,
     copies,
   };
+  deps.expected.storing(session.id);
   try {
     await deps.store.store(message);
   } catch (err) {
     deps.metrics.messagesRefused.inc({ reason: 'unavailable' });
     deps.logger.error({ err, bytes: received.raw.length }, 'storing a received message failed');
     throw failureReply(err);
+  } finally {
+    deps.expected.answered(session.id);
   }
   deps.metrics.messagesAccepted.inc();
   deps.metrics.bytesStored.inc(received.raw.length);

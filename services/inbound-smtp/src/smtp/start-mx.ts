@@ -7,6 +7,7 @@ import type { SMTPServer } from 'smtp-server';
 import { ConnectionLimits } from './connection-limits';
 import { createMxServer } from './create-server';
 import { Drain } from './drain';
+import { ExpectedMessages } from './expected-messages';
 import { InboundJobs } from './inbound-jobs';
 import { loadTls } from './load-tls';
 import { MessageStore } from './message-store';
@@ -41,7 +42,8 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const inboundQueue = openQueue(queues.inbound, { connection: backends.redis, prefix: config.queuePrefix });
   const jobs = new InboundJobs(inboundQueue, logger);
   // After each commit; a lost job leaves the rows to the inbound reconciler (processed_at IS NULL).
-  const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids) });
+  const expected = new ExpectedMessages(() => store.wake());
+  const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids), moreExpected: () => expected.count > 0 });
   const drain = new Drain();
   const server = createMxServer({
     name: hostname(),
@@ -53,6 +55,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
     resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain, returnPathLabel: config.returnPathLabel }),
     store,
+    expected,
     drain,
     metrics: createInboundMetrics(options.registry),
     logger,
