@@ -6066,11 +6066,20 @@ export interface operations {
     getStats: {
         parameters: {
             query?: {
-                /** @description The start of the range (ISO 8601), truncated down to the interval in UTC. Default: `to` minus 30 days (`day`) or 24 hours (`hour`). */
+                /**
+                 * @description The start of the range (ISO 8601), truncated down to the interval in UTC. Default: `to` minus 30 days (`day`) or 24 hours (`hour`).
+                 * @example 2026-11-19T00:00:00Z
+                 */
                 from?: string;
-                /** @description The end of the range (ISO 8601, exclusive), rounded up to the interval in UTC. Default: now. */
+                /**
+                 * @description The end of the range (ISO 8601, exclusive), rounded up to the interval in UTC. Default: now.
+                 * @example 2026-11-22T00:00:00Z
+                 */
                 to?: string;
-                /** @description The bucket size: `hour` or `day` (UTC). At most 1,000 buckets: hours cover at most about 41 days. */
+                /**
+                 * @description The bucket size: `hour` or `day` (UTC). At most 1,000 buckets: hours cover at most about 41 days.
+                 * @example day
+                 */
                 interval?: "hour" | "day";
             };
             header?: never;
@@ -6085,6 +6094,69 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "object": "stats",
+                     *       "interval": "day",
+                     *       "from": "2026-11-19T00:00:00.000Z",
+                     *       "to": "2026-11-22T00:00:00.000Z",
+                     *       "data": [
+                     *         {
+                     *           "start": "2026-11-19T00:00:00.000Z",
+                     *           "sent": 1200,
+                     *           "delivered": 1183,
+                     *           "deliveryDelayed": 9,
+                     *           "bounced": 14,
+                     *           "complained": 1,
+                     *           "failed": 0,
+                     *           "suppressed": 3,
+                     *           "opened": 512,
+                     *           "clicked": 87,
+                     *           "received": 12
+                     *         },
+                     *         {
+                     *           "start": "2026-11-20T00:00:00.000Z",
+                     *           "sent": 0,
+                     *           "delivered": 0,
+                     *           "deliveryDelayed": 0,
+                     *           "bounced": 0,
+                     *           "complained": 0,
+                     *           "failed": 0,
+                     *           "suppressed": 0,
+                     *           "opened": 0,
+                     *           "clicked": 0,
+                     *           "received": 0
+                     *         },
+                     *         {
+                     *           "start": "2026-11-21T00:00:00.000Z",
+                     *           "sent": 980,
+                     *           "delivered": 971,
+                     *           "deliveryDelayed": 4,
+                     *           "bounced": 8,
+                     *           "complained": 0,
+                     *           "failed": 1,
+                     *           "suppressed": 0,
+                     *           "opened": 430,
+                     *           "clicked": 61,
+                     *           "received": 9
+                     *         }
+                     *       ],
+                     *       "totals": {
+                     *         "sent": 2180,
+                     *         "delivered": 2154,
+                     *         "deliveryDelayed": 13,
+                     *         "bounced": 22,
+                     *         "complained": 1,
+                     *         "failed": 1,
+                     *         "suppressed": 3,
+                     *         "opened": 942,
+                     *         "clicked": 148,
+                     *         "received": 21
+                     *       },
+                     *       "bounceRate": 0.010091743119266056,
+                     *       "complaintRate": 0.00046425255338904364
+                     *     }
+                     */
                     "application/json": components["schemas"]["Stats"];
                 };
             };
