@@ -8,6 +8,7 @@
  *   track    open pixel and click redirect answers per second: a bare node:http server answering the same bytes vs the real tracking service
  *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
  *            then the fan-out of each event to 10 endpoints
+ *   stats    GET /stats (day and hour) over a project of BENCH_STATS_EVENTS events vs a plain SELECT count(*) over the same rows (ratio = count ms / stats ms)
  *
  * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
@@ -42,6 +43,7 @@ import {
 } from './lib/services';
 import { benchTokens, measureTrack, TRACKED_LINK, type TrackSettings } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
+import { runStatsScenario } from './lib/stats-scenario';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
 import { WebhookReceiver } from './lib/webhook-receiver';
 import { measureWebhooksBaseline, measureWebhooksOurs, type WebhooksSample } from './lib/webhooks';
@@ -59,7 +61,7 @@ function setting(name: string, fallback: number): number {
 
 const settings = {
   // `pnpm bench receive` (arguments) or BENCH_SCENARIOS=receive: the scenarios to run.
-  scenarios: (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks')).split(',').map((s) => s.trim()),
+  scenarios: (process.argv.length > 2 ? process.argv.slice(2).join(',') : (process.env.BENCH_SCENARIOS ?? 'accept,deliver,receive,track,webhooks,stats')).split(',').map((s) => s.trim()),
   rounds: setting('BENCH_ROUNDS', 2),
   accept: {
     connections: setting('BENCH_CONNECTIONS', 50),
@@ -90,6 +92,7 @@ const settings = {
     timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
     pollMs: 100,
   },
+  stats: { events: setting('BENCH_STATS_EVENTS', 1_000_000), days: 30, samples: setting('BENCH_STATS_SAMPLES', 7), tail: setting('BENCH_STATS_TAIL', 10_000) },
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
@@ -103,6 +106,7 @@ const prefixes = {
   receive: `mailroom-bench-${runId}-receive`,
   track: `mailroom-bench-${runId}-track`,
   webhooks: `mailroom-bench-${runId}-webhooks`,
+  stats: `mailroom-bench-${runId}-stats`,
 };
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
@@ -501,12 +505,14 @@ async function main(): Promise<void> {
   const applied = await recreateDatabase(DATABASE_URL);
   log(`database ${new URL(DATABASE_URL).pathname.slice(1)} recreated (${applied.length} migrations); Redis prefix mailroom-bench-${runId}-*`);
   const db = await BenchDatabase.open(DATABASE_URL);
+  let statsRun: Awaited<ReturnType<typeof runStatsScenario>> | undefined;
   try {
     if (settings.scenarios.includes('accept')) await runAccept(db);
     if (settings.scenarios.includes('deliver')) await runDeliver(db);
     if (settings.scenarios.includes('receive')) await runReceive(db);
     if (settings.scenarios.includes('track')) await runTrack(db);
     if (settings.scenarios.includes('webhooks')) await runWebhooks(db);
+    if (settings.scenarios.includes('stats')) statsRun = await runStatsScenario({ env, queuePrefix: prefixes.stats, redisUrl: REDIS_URL, rounds: settings.rounds, settings: settings.stats, log });
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -533,6 +539,10 @@ async function main(): Promise<void> {
     const w = results.webhooks;
     rows.push({ scenario: 'webhooks', baseline: `${rate(w.baseline.median, 'req/s')} (raw)`, ours: rate(w.ours.median, 'deliveries/s'), ratio: w.ratio, target: w.target, verdict: verdictOf(w.ratio, w.target) });
     if (w.fanOut) log(`\nwebhooks fan-out (each event to ${settings.webhooks.fanOutEndpoints} endpoints): median ${rate(w.fanOut.median, 'deliveries/s')}, ${w.fanOut.ratio?.toFixed(2) ?? '—'} of raw undici`);
+  }
+  if (statsRun) {
+    results.stats = statsRun.result;
+    rows.push(statsRun.row);
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

@@ -18,3 +18,4 @@ export * from './domains';
 export * from './webhook-endpoints';
 export * from './webhook-deliveries';
 export * from './backlog';
+export * from './stats';

@@ -1,4 +1,5 @@
 import { DOMAIN_EXAMPLES } from '../features/domains/examples';
+import { STATS_EXAMPLES } from '../features/stats/examples';
 import { WEBHOOK_EXAMPLES } from './webhook-examples';
 
 /**
@@ -274,4 +275,5 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   apiReference: { response: '<!doctype html><html lang="en"><head><title>Mailroom API reference</title>…' },
   apiReferenceAsset: { params: { asset: 'swagger-ui.css' }, response: '.swagger-ui{…}' },
   ...DOMAIN_EXAMPLES,
+  ...STATS_EXAMPLES,
 };
