@@ -105,8 +105,10 @@ export class WebhookClient {
       const timeoutMs = this.options.timeoutSeconds * 1000;
       pool = new Pool(origin, {
         connect: { timeout: timeoutMs, lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback) },
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        // The exchange's deadline (`deadlines`) bounds headers and body already: undici's own
+        // timers would only be set, refreshed and cleared on every POST.
+        headersTimeout: 0,
+        bodyTimeout: 0,
         keepAliveTimeout: KEEP_ALIVE_MS,
       });
       if (this.pools.size >= MAX_POOLS) {
