@@ -225,24 +225,31 @@ export class DeliveryRunner {
     }
   }
 
-  /** Writes an outcome with those of the next RECORD_WINDOW_MS; resolves once it is committed. */
+  /**
+   * Writes an outcome with those of the next RECORD_WINDOW_MS, or at once when no other post is
+   * in flight to wait for; resolves once it is committed.
+   */
   private record(record: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
       this.gathered.push({ record, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      this.gatherTimer ??= setTimeout(() => {
-        this.gatherTimer = null;
-        const batch = this.gathered;
-        this.gathered = [];
-        this.records.submit(batch.map((b) => b.record)).then(
-          () => {
-            for (const b of batch) b.done();
-          },
-          (err: unknown) => {
-            for (const b of batch) b.done(err ?? new Error('recording attempts failed'));
-          },
-        );
-      }, RECORD_WINDOW_MS);
+      if (this.inFlight === 0) this.submitGathered();
+      else this.gatherTimer ??= setTimeout(() => this.submitGathered(), RECORD_WINDOW_MS);
     });
+  }
+
+  private submitGathered(): void {
+    if (this.gatherTimer) clearTimeout(this.gatherTimer);
+    this.gatherTimer = null;
+    const batch = this.gathered;
+    this.gathered = [];
+    this.records.submit(batch.map((b) => b.record)).then(
+      () => {
+        for (const b of batch) b.done();
+      },
+      (err: unknown) => {
+        for (const b of batch) b.done(err ?? new Error('recording attempts failed'));
+      },
+    );
   }
 
   /** Starts what waited for the process-wide bound, oldest first, while there is room. */
