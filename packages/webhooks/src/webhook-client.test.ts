@@ -60,7 +60,8 @@ describe('WebhookClient', () => {
     for (const result of results) {
       expect(result).toMatchObject({ status: null, body: null, error: `No answer within ${TIMEOUT_SECONDS} s (WEBHOOK_TIMEOUT_SECONDS).` });
       expect(result.durationMs).toBeGreaterThanOrEqual(TIMEOUT_SECONDS * 1000 - 1);
-      expect(result.durationMs).toBeLessThan(TIMEOUT_SECONDS * 1000 + 1_000);
+      // Generous for the late timers of a loaded machine; without the deadline /drip never ends.
+      expect(result.durationMs).toBeLessThan(TIMEOUT_SECONDS * 1000 + 3_000);
     }
     // The client still posts afterwards.
     expect((await post('/ok')).status).toBe(204);
