@@ -413,7 +413,9 @@ async function runTrack(db: BenchDatabase): Promise<void> {
 
 function describeWebhooks(w: WebhooksSample): string {
   const ours = w.succeeded === undefined ? '' : `; ${w.succeeded} succeeded in PostgreSQL; startup ${fmt(w.startupSeconds ?? 0, 2)} s`;
-  return `${fmt(w.perSecond)} deliveries/s  (${w.received} at the receiver in ${fmt(w.seconds, 2)} s${ours})`;
+  const { poster, postgres } = w.cpuMicros ?? {};
+  const cpu = [...(poster === undefined ? [] : [`poster ${fmt(poster)}`]), ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`])];
+  return `${fmt(w.perSecond)} deliveries/s  (${w.received} at the receiver in ${fmt(w.seconds, 2)} s${ours}${cpu.length > 0 ? `; CPU µs/delivery: ${cpu.join(', ')}` : ''})`;
 }
 
 async function runWebhooks(db: BenchDatabase): Promise<void> {

@@ -1,11 +1,10 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
-import type { Readable } from 'node:stream';
 import { Pool } from 'undici';
+import { ExchangeDeadlines, type ExchangeOutcome, PostExchange } from './post-exchange';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
-/** The part of a response body kept in the attempt log; the rest is never read. */
-export const RESPONSE_BODY_BYTES = 4096;
+export { RESPONSE_BODY_BYTES } from './post-exchange';
 // Idle keep-alive connections to an endpoint are closed after this (ms).
 const KEEP_ALIVE_MS = 10_000;
 
@@ -52,46 +51,42 @@ const MAX_POOLS = 1_000;
 export class WebhookClient {
   private readonly pools = new Map<string, Pool>();
   private readonly targets = new Map<string, Target>();
+  /** `WEBHOOK_TIMEOUT_SECONDS` for each whole exchange, one timer for all. */
+  private readonly deadlines = new ExchangeDeadlines();
 
   constructor(private readonly options: WebhookClientOptions) {}
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostResult> {
     const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    const failure = (err: unknown): PostResult => ({ status: null, body: null, error: describeError(err, this.options.timeoutSeconds), durationMs: elapsed(), retryAfterSeconds: null });
-    const target = await this.target(url);
-    if (target.refused !== undefined) return failure(target.refused);
-    try {
-      const response = await this.pool(target.origin).request({
-        path: target.path,
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutSeconds * 1000),
-      });
-      const text = await readPrefix(response.body);
-      return {
-        status: response.statusCode,
-        body: text,
-        error: null,
-        durationMs: elapsed(),
-        retryAfterSeconds: parseRetryAfter(response.headers['retry-after']),
-      };
-    } catch (err) {
-      return failure(err);
+    const target = this.targets.get(url) ?? (await this.target(url));
+    const outcome: ExchangeOutcome =
+      target.refused !== undefined
+        ? { ok: false, error: target.refused }
+        : await new Promise<ExchangeOutcome>((resolve) => {
+            const exchange = new PostExchange(started + this.options.timeoutSeconds * 1000, (result) => {
+              this.deadlines.delete(exchange);
+              resolve(result);
+            });
+            this.deadlines.add(exchange);
+            this.pool(target.origin).dispatch({ path: target.path, method: 'POST', headers, body }, exchange);
+          });
+    const durationMs = Math.round(performance.now() - started);
+    if (!outcome.ok) {
+      return { status: null, body: null, error: describeError(outcome.error, this.options.timeoutSeconds), durationMs, retryAfterSeconds: null };
     }
+    return { status: outcome.status, body: outcome.body, error: null, durationMs, retryAfterSeconds: parseRetryAfter(outcome.retryAfter) };
   }
 
   async close(): Promise<void> {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.close()));
+    this.deadlines.clear();
   }
 
   /** The URL's origin and path, parsed once; an IP literal is checked here, as it never reaches `lookup`. */
   private async target(url: string): Promise<Target> {
-    let target = this.targets.get(url);
-    if (target) return target;
+    let target: Target;
     try {
       const parsed = new URL(url);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
@@ -110,8 +105,10 @@ export class WebhookClient {
       const timeoutMs = this.options.timeoutSeconds * 1000;
       pool = new Pool(origin, {
         connect: { timeout: timeoutMs, lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback) },
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        // The exchange's deadline (`deadlines`) bounds headers and body already: undici's own
+        // timers would only be set, refreshed and cleared on every POST.
+        headersTimeout: 0,
+        bodyTimeout: 0,
         keepAliveTimeout: KEEP_ALIVE_MS,
       });
       if (this.pools.size >= MAX_POOLS) {
@@ -136,30 +133,6 @@ export class WebhookClient {
       (err: NodeJS.ErrnoException) => callback(err, []),
     );
   }
-}
-
-/**
- * Reads at most RESPONSE_BODY_BYTES, then destroys the stream (the connection is not reused
- * then). Plain listeners: an async iterator per response costs more than the small body.
- */
-function readPrefix(stream: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).subarray(0, RESPONSE_BODY_BYTES).toString('utf8'));
-    stream.on('data', (chunk: Buffer) => {
-      chunks.push(chunk);
-      size += chunk.length;
-      if (size >= RESPONSE_BODY_BYTES) {
-        stream.removeAllListeners('data');
-        stream.on('error', () => undefined);
-        stream.destroy();
-        done();
-      }
-    });
-    stream.once('end', done);
-    stream.once('error', reject);
-  });
 }
 
 /** Seconds from now: `Retry-After` as delta-seconds or an HTTP date. */

@@ -27,6 +27,31 @@ export interface AttemptRecord extends Omit<WebhookAttempt, 'id' | 'attempt'> {
  */
 export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<WebhookAttempt[]> {
   if (records.length === 0) return [];
+  const { rows } = await db.query<AttemptRow>({
+    name: 'mailroom-webhook-record-attempts',
+    text: `${RECORD_ATTEMPTS} SELECT * FROM inserted`,
+    values: recordValues(records),
+  });
+  return rows.map(toWebhookAttempt);
+}
+
+/**
+ * `recordAttempts` for a writer that needs no rows back (the dispatcher's group commit): the
+ * same statement, answering only how many attempts were written, so no attempt row is sent
+ * back and parsed.
+ */
+export async function writeAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<number> {
+  if (records.length === 0) return 0;
+  const { rows } = await db.query<{ written: number }>({
+    name: 'mailroom-webhook-write-attempts',
+    text: `${RECORD_ATTEMPTS} SELECT count(*)::int AS written FROM inserted`,
+    values: recordValues(records),
+  });
+  return rows[0]?.written ?? 0;
+}
+
+/** The statement's parameters: the attempts ($1), the endpoints' summary ($2) and FAILING_DISABLE_DAYS ($3). */
+function recordValues(records: readonly AttemptRecord[]): unknown[] {
   const rows = records.map((r) => ({
     id: newId('webhookAttempt'),
     event_id: r.eventId,
@@ -44,9 +69,30 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
     created_at: r.createdAt.toISOString(),
     leased: r.leased,
   }));
-  const { rows: written } = await db.query<AttemptRow>({
-    name: 'mailroom-webhook-record-attempts',
-    text: `WITH x AS (
+  return [JSON.stringify(rows), JSON.stringify(summarise(records)), FAILING_DISABLE_DAYS];
+}
+
+// The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
+// set by the first failure after a success (or ever) and cleared by a success.
+const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
+             last_success_at = CASE WHEN s.last_success IS NULL THEN w.last_success_at
+                                    ELSE GREATEST(w.last_success_at, s.last_success) END,
+             failing_since = CASE WHEN s.last_success IS NOT NULL THEN s.first_failure
+                                  ELSE COALESCE(w.failing_since, s.first_failure) END,
+             enabled = w.enabled AND NOT s.gone
+                       AND NOT (s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $3)),
+             disabled_reason = CASE WHEN NOT w.enabled THEN w.disabled_reason
+                                    WHEN s.gone THEN 'gone'::"WebhookDisabledReason"
+                                    WHEN s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $3)
+                                      THEN 'failing'::"WebhookDisabledReason"
+                                    ELSE w.disabled_reason END,
+             updated_at = now()
+             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean)
+            WHERE w.id = s.webhook_id
+           RETURNING w.id`;
+
+// Writes the attempts ($1), their deliveries and endpoints; the caller adds the final SELECT over `inserted`.
+const RECORD_ATTEMPTS = `WITH x AS (
              SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, event_id text, webhook_id text, event_type text, trigger text, url text,
                response_status int, response_body text, duration_ms int, error text, success boolean, next_retry_at timestamptz,
                created_at timestamptz, leased boolean)),
@@ -74,31 +120,7 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
            SELECT x.id, x.webhook_id, x.event_id, x.event_type, d.attempts, x.trigger::"WebhookTrigger", x.url, x.response_status,
                   x.response_body, x.duration_ms, x.error, x.success, x.next_retry_at, x.created_at
              FROM x JOIN d ON d.event_id = x.event_id AND d.webhook_id = x.webhook_id
-           RETURNING *)
-           SELECT * FROM inserted`,
-    values: [JSON.stringify(rows), JSON.stringify(summarise(records)), FAILING_DISABLE_DAYS],
-  });
-  return written.map(toWebhookAttempt);
-}
-
-// The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
-// set by the first failure after a success (or ever) and cleared by a success.
-const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
-             last_success_at = CASE WHEN s.last_success IS NULL THEN w.last_success_at
-                                    ELSE GREATEST(w.last_success_at, s.last_success) END,
-             failing_since = CASE WHEN s.last_success IS NOT NULL THEN s.first_failure
-                                  ELSE COALESCE(w.failing_since, s.first_failure) END,
-             enabled = w.enabled AND NOT s.gone
-                       AND NOT (s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $3)),
-             disabled_reason = CASE WHEN NOT w.enabled THEN w.disabled_reason
-                                    WHEN s.gone THEN 'gone'::"WebhookDisabledReason"
-                                    WHEN s.last_success IS NULL AND COALESCE(w.failing_since, s.first_failure) < now() - make_interval(days => $3)
-                                      THEN 'failing'::"WebhookDisabledReason"
-                                    ELSE w.disabled_reason END,
-             updated_at = now()
-             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean)
-            WHERE w.id = s.webhook_id
-           RETURNING w.id`;
+           RETURNING *)`;
 
 /** Per endpoint: its newest success in the batch, the first failure after it, and whether it answered 410. */
 function summarise(records: readonly AttemptRecord[]) {
