@@ -19,6 +19,7 @@ import { BotRules } from './bot-rules';
 import { EngagementBuffer } from './engagement-buffer';
 import { handleTrackingRequest, sendError } from './handle-tracking-request';
 import { Lru } from './lru';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface TrackingOptions {
   logger?: Logger;
@@ -86,7 +87,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   // One bound child per label pair, made once: counting a request is then a plain increment.
   const bound = (route: 'open' | 'click') => ({ ok: requests.labels(route, 'ok'), not_found: requests.labels(route, 'not_found'), head: requests.labels(route, 'head') });
   const counters = { open: bound('open'), click: bound('click') };
-  const tokens = new TrackingTokens(deriveKey(secretKey, 'tracking'));
+  const tokens = new VerifiedTokens(new TrackingTokens(deriveKey(secretKey, 'tracking')));
   const deps = {
     tokens,
     bots,
