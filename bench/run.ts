@@ -41,7 +41,7 @@ import {
   startInboundSmtp,
   startTracking,
 } from './lib/services';
-import { benchTokens, measureTrack, TRACKED_LINK, type TrackSettings } from './lib/track';
+import { benchTokens, measureTrack, TRACKED_LINK, type TrackSample, type TrackSettings } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
 import { runStatsScenario } from './lib/stats-scenario';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
@@ -350,6 +350,12 @@ async function runReceive(db: BenchDatabase): Promise<void> {
   results.receive = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes, parsed };
 }
 
+function describeTrack(r: TrackSample): string {
+  const { server, postgres, loadGenerator } = r.cpuMicrosPerAnswer;
+  const cpu = [`server ${server === undefined ? '?' : fmt(server)}`, ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`]), `load ${fmt(loadGenerator)}`];
+  return `${describeLoad(r)}  (CPU µs/answer: ${cpu.join(', ')})`;
+}
+
 // How long the tracking service may take to write its buffer after SIGTERM: Kubernetes' grace period.
 const TRACKING_STOP_TIMEOUT_MS = 60_000;
 
@@ -370,18 +376,20 @@ async function runTrack(db: BenchDatabase): Promise<void> {
     { name: 'pixel', path: `/o/${seeded.open}`, expect: '2xx' as const },
     { name: 'redirect', path: `/c/${seeded.click}`, expect: '3xx' as const },
   ];
-  const samples: Record<string, { baseline: LoadResult[]; ours: LoadResult[] }> = { pixel: { baseline: [], ours: [] }, redirect: { baseline: [], ours: [] } };
+  const samples: Record<string, { baseline: TrackSample[]; ours: TrackSample[] }> = { pixel: { baseline: [], ours: [] }, redirect: { baseline: [], ours: [] } };
   const notes: string[] = [];
+  // The backends of the service's pool: they write the events.
+  const postgres = new CpuOfProcesses(() => db.backendPids());
   try {
     for (let round = 1; round <= settings.rounds; round++) {
       log(` round ${round}/${settings.rounds}`);
       for (const route of routes) {
         const b = await measureTrack(bare, route.path, route.expect, settings.track);
         samples[route.name]!.baseline.push(b);
-        log(`  ${`bare ${route.name}`.padEnd(18)} ${describeLoad(b)}`);
-        const o = await measureTrack(tracking, route.path, route.expect, settings.track);
+        log(`  ${`bare ${route.name}`.padEnd(18)} ${describeTrack(b)}`);
+        const o = await measureTrack(tracking, route.path, route.expect, settings.track, postgres);
         samples[route.name]!.ours.push(o);
-        log(`  ${`mailroom ${route.name}`.padEnd(18)} ${describeLoad(o)}`);
+        log(`  ${`mailroom ${route.name}`.padEnd(18)} ${describeTrack(o)}`);
       }
     }
   } finally {

@@ -1,4 +1,5 @@
 import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
+import { type CpuOfProcesses, cpuSeconds } from './cpu-time';
 import { type LoadResult, runLoad } from './load';
 import type { RunningServer } from './services';
 
@@ -25,9 +26,21 @@ export function benchTokens(secretKey: string) {
   };
 }
 
-/** Loads `/o/<token>` (200) or `/c/<token>` (302) of one server with GETs. */
-export function measureTrack(server: RunningServer, path: string, expect: '2xx' | '3xx', settings: TrackSettings): Promise<LoadResult> {
-  return runLoad({
+/** A track measurement with the CPU spent per answer (warm-up included), in µs. */
+export type TrackSample = LoadResult & { cpuMicrosPerAnswer: { server?: number; postgres?: number; loadGenerator: number } };
+
+/**
+ * Loads `/o/<token>` (200) or `/c/<token>` (302) of one server with GETs, and measures the CPU
+ * time the server process, the PostgreSQL backends of the bench database (`postgres`: ours
+ * only, they write the events) and this process (the load generator) spent per answer: on a
+ * shared 2-core machine the three take CPU from one another, so the rates follow where it goes.
+ */
+export async function measureTrack(server: RunningServer, path: string, expect: '2xx' | '3xx', settings: TrackSettings, postgres?: CpuOfProcesses): Promise<TrackSample> {
+  const serverPid = server.child.process.pid;
+  const serverBefore = cpuSeconds(serverPid);
+  await postgres?.start();
+  const loadBefore = process.cpuUsage();
+  const r = await runLoad({
     url: `${server.url}${path}`,
     method: 'GET',
     headers: { 'user-agent': USER_AGENT },
@@ -36,4 +49,17 @@ export function measureTrack(server: RunningServer, path: string, expect: '2xx' 
     warmupSeconds: settings.warmupSeconds,
     expect,
   });
+  const load = process.cpuUsage(loadBefore);
+  const serverAfter = cpuSeconds(serverPid);
+  const postgresSeconds = await postgres?.stop();
+  const answers = r.ok + r.warmupOk;
+  const perAnswer = (seconds: number | undefined) => (seconds === undefined || answers === 0 ? undefined : (seconds * 1e6) / answers);
+  return {
+    ...r,
+    cpuMicrosPerAnswer: {
+      server: perAnswer(serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore),
+      postgres: perAnswer(postgresSeconds),
+      loadGenerator: perAnswer((load.user + load.system) / 1e6) ?? Number.NaN,
+    },
+  };
 }

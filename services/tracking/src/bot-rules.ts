@@ -1,6 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import type { ClickContext, EngagementHit } from '@mailroom/db';
 import { isbot } from 'isbot';
+import { Lru } from './lru';
 
 /** Why a request or click is taken for a machine's rather than a person's; null for a person. */
 export type BotReason = 'no_user_agent' | 'bot_user_agent' | 'image_proxy' | 'proxy_network' | 'click_burst' | 'click_before_readable';
@@ -35,28 +36,6 @@ export interface BotRulesOptions {
 
 // Distinct User-Agents (and addresses) whose verdicts are kept.
 const VERDICT_CACHE_SIZE = 10_000;
-
-/** A map of at most `size` entries that forgets the least recently used. */
-class Lru<K, V> {
-  private readonly entries = new Map<K, V>();
-
-  constructor(private readonly size: number) {}
-
-  get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, value);
-    }
-    return value;
-  }
-
-  set(key: K, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    if (this.entries.size > this.size) this.entries.delete(this.entries.keys().next().value as K);
-  }
-}
 
 // Clicks on different links of one message this close together are a scanner following them all, in ms.
 const BURST_MS = 1_000;

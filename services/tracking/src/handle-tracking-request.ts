@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MailroomError, type TrackingTarget, type TrackingTokens } from '@mailroom/core';
+import { MailroomError, type TrackingTarget } from '@mailroom/core';
 import type { EngagementHit } from '@mailroom/db';
 import type { BotRules } from './bot-rules';
 
@@ -22,7 +22,8 @@ const MAX_USER_AGENT = 512;
 export type TrackingOutcome = 'ok' | 'bot' | 'not_found' | 'head';
 
 export interface TrackingRequestDeps {
-  tokens: TrackingTokens;
+  /** Checks a token (TrackingTokens, or VerifiedTokens in front of it). */
+  tokens: { verify(token: string): TrackingTarget | null };
   bots: BotRules;
   /** Takes the hit for the buffer (GET only; HEAD records nothing). */
   record(hit: EngagementHit): void;

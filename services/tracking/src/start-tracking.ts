@@ -18,6 +18,8 @@ import { Counter, Gauge } from 'prom-client';
 import { BotRules } from './bot-rules';
 import { EngagementBuffer } from './engagement-buffer';
 import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
+import { Lru } from './lru';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface TrackingOptions {
   logger?: Logger;
@@ -40,6 +42,8 @@ export interface RunningTracking {
 
 // How long stop() keeps retrying to write buffered events, in ms: within Kubernetes' grace period (60 s in k8s/base/tracking.yaml).
 const STOP_FLUSH_DEADLINE_MS = 40_000;
+// Clicking recipients whose first delivery is kept in memory.
+const DELIVERIES_CACHED = 10_000;
 
 /**
  * Connects and starts the tracking service on TRACKING_PORT: `/o/<token>`, `/c/<token>`,
@@ -58,9 +62,11 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   const dropped = new Counter({ name: 'mailroom_tracking_events_dropped_total', help: 'Engagement events dropped: their email was deleted, or the buffer overflowed while PostgreSQL was down.', labelNames: ['reason'], registers: [registry] });
   const eventQueue = new EventQueue(redis, config.queuePrefix);
   const bots = new BotRules({ minClickSeconds: config.trackingMinClickSeconds });
+  // Recipients' first deliveries, which click judging needs and which never move once recorded.
+  const deliveries = new Lru<string, Date>(DELIVERIES_CACHED);
 
   const write = async (hits: EngagementHit[]) => {
-    const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null });
+    const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null, deliveries });
     written.inc(result.appended);
     if (result.dropped > 0) dropped.inc({ reason: 'email_deleted' }, result.dropped);
     if (result.appended > 0) {
@@ -86,7 +92,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     head: requests.labels(route, 'head'),
   });
   const counters = { open: bound('open'), click: bound('click') };
-  const tokens = new TrackingTokens(deriveKey(secretKey, 'tracking'));
+  const tokens = new VerifiedTokens(new TrackingTokens(deriveKey(secretKey, 'tracking')));
   const deps = {
     tokens,
     bots,

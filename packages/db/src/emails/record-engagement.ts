@@ -28,7 +28,16 @@ export interface ClickContext {
 export interface RecordEngagementOptions {
   /** Whether a click, by its timing, is a scanner's rather than a person's (in addition to the request's verdict). */
   judgeClick?: (click: EngagementHit, context: ClickContext) => boolean;
+  /**
+   * First deliveries already found, by `deliveryKey(emailId, address)`, kept by the caller across
+   * batches (bounded): a recipient's first delivery never moves once recorded, so it is looked up
+   * once instead of on every batch of its clicks.
+   */
+  deliveries?: { get(key: string): Date | undefined; set(key: string, at: Date): void };
 }
+
+/** The key of a recipient's first delivery in `RecordEngagementOptions.deliveries`. */
+export const deliveryKey = (emailId: string, address: string): string => `${emailId} ${address}`;
 
 export interface EngagementResult {
   /** Events appended; when any were, notify the `events` queue (after this has returned, committed). */
@@ -65,7 +74,7 @@ export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[
     const emails = await lockEmails(client, emailIds);
     const addresses = await recipientAddresses(client, [...new Set(hits.map((h) => h.recipientId))]);
     const known = hits.filter((h) => emails.has(h.emailId) && addresses.get(h.recipientId)?.emailId === h.emailId);
-    const judged = options.judgeClick ? await judgeClicks(client, known, addresses, options.judgeClick) : known;
+    const judged = options.judgeClick ? await judgeClicks(client, known, addresses, options.judgeClick, options.deliveries) : known;
     const events: EmailEventRow[] = judged.map((hit) => {
       const email = emails.get(hit.emailId) as EmailEventSubject;
       const recipient = addresses.get(hit.recipientId)?.address as string;
@@ -123,36 +132,52 @@ async function judgeClicks(
   hits: readonly EngagementHit[],
   addresses: ReadonlyMap<string, { emailId: string; address: string }>,
   judge: NonNullable<RecordEngagementOptions['judgeClick']>,
+  known: RecordEngagementOptions['deliveries'],
 ): Promise<EngagementHit[]> {
   const clicks = hits.filter((h) => h.kind === 'click');
   if (clicks.length === 0) return [...hits];
   const emailIds = [...new Set(clicks.map((c) => c.emailId))];
   const since = new Date(Math.min(...clicks.map((c) => c.at.getTime())) - CLICK_NEIGHBOURHOOD_MS);
-  const key = (emailId: string, address: string) => `${emailId} ${address}`;
+  const key = (emailId: string, address: string) => deliveryKey(emailId, address);
   const pairs = [...new Map(clicks.map((c) => [key(c.emailId, addresses.get(c.recipientId)?.address as string), c])).values()];
-  // Each clicking recipient's first delivery, found by walking its email's timeline from the
-  // start (index on email_id, created_at): a delivery comes early, so the walk stops there
-  // instead of reading every event of a busy email on every batch.
-  const { rows: delivered } = await client.query<{ email_id: string; recipient: string; ms: number }>({
-    name: 'mailroom-engaged-deliveries',
-    text: `SELECT r.email_id, r.recipient, extract(epoch FROM d.created_at AT TIME ZONE 'UTC') * 1000 AS ms
-             FROM unnest($1::text[], $2::text[]) AS r(email_id, recipient)
-             CROSS JOIN LATERAL (SELECT created_at FROM email_events e
-                                  WHERE e.email_id = r.email_id AND e.recipient = r.recipient AND e.type = 'email.delivered'
-                                  ORDER BY e.created_at LIMIT 1) d`,
-    values: [pairs.map((c) => c.emailId), pairs.map((c) => addresses.get(c.recipientId)?.address as string)],
+  const deliveredAt = new Map<string, Date>();
+  const unknown = pairs.filter((c) => {
+    const k = key(c.emailId, addresses.get(c.recipientId)?.address as string);
+    const at = known?.get(k);
+    if (at !== undefined) deliveredAt.set(k, at);
+    return at === undefined;
   });
-  const deliveredAt = new Map(delivered.map((d) => [key(d.email_id, d.recipient), new Date(Number(d.ms))]));
+  if (unknown.length > 0) {
+    // Each clicking recipient's first delivery not known yet, found by walking its email's
+    // timeline from the start (index on email_id, created_at): a delivery comes early.
+    const { rows: delivered } = await client.query<{ email_id: string; recipient: string; ms: number }>({
+      name: 'mailroom-engaged-deliveries',
+      text: `SELECT r.email_id, r.recipient, extract(epoch FROM d.created_at AT TIME ZONE 'UTC') * 1000 AS ms
+               FROM unnest($1::text[], $2::text[]) AS r(email_id, recipient)
+               CROSS JOIN LATERAL (SELECT created_at FROM email_events e
+                                    WHERE e.email_id = r.email_id AND e.recipient = r.recipient AND e.type = 'email.delivered'
+                                    ORDER BY e.created_at LIMIT 1) d`,
+      values: [unknown.map((c) => c.emailId), unknown.map((c) => addresses.get(c.recipientId)?.address as string)],
+    });
+    for (const d of delivered) {
+      const at = new Date(Number(d.ms));
+      deliveredAt.set(key(d.email_id, d.recipient), at);
+      known?.set(key(d.email_id, d.recipient), at);
+    }
+  }
   const { rows: recorded } = await client.query<{ email_id: string; recipient: string; ms: number; link: string }>({
     name: 'mailroom-engaged-recent-clicks',
     // Only the latest recorded click per recipient and link: recorded clicks came before the
     // batch's (one buffer writes in arrival order), so the latest is the nearest, and a busy
-    // recipient's thousands of clicks a second are not read back into every batch.
-    text: `SELECT DISTINCT ON (email_id, recipient, link) email_id, recipient, ms, link
-             FROM (SELECT email_id, recipient, extract(epoch FROM created_at AT TIME ZONE 'UTC') * 1000 AS ms, data->'click'->>'link' AS link
-                     FROM email_events WHERE email_id = ANY($1::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')) c
-            ORDER BY email_id, recipient, link, ms DESC`,
-    values: [emailIds, since.toISOString()],
+    // recipient's thousands of clicks a second are not read back into every batch. Grouped by
+    // hashing, with the time converted only for the groups: sorting every click in the window
+    // by link and a numeric epoch cost more than writing it.
+    text: `SELECT email_id, recipient, link, extract(epoch FROM latest AT TIME ZONE 'UTC') * 1000 AS ms
+             FROM (SELECT email_id, recipient, data->'click'->>'link' AS link, max(created_at) AS latest
+                     FROM email_events
+                    WHERE email_id = ANY($1::text[]) AND recipient = ANY($3::text[]) AND type = 'email.clicked' AND created_at >= ($2::timestamptz AT TIME ZONE 'UTC')
+                    GROUP BY email_id, recipient, link) c`,
+    values: [emailIds, since.toISOString(), [...new Set(pairs.map((c) => addresses.get(c.recipientId)?.address as string))]],
   });
   // Per recipient and link, every click around the batch sorted by time: a neighbour on another
   // link is what the judge looks for, and one per link (the nearest in time) is enough to find

@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../../../../test/support/
 import { createPool, type Pool } from '../pool';
 import type { EmailEventSubject } from './event-data';
 import { insertEmails } from './insert-emails';
-import { type ClickContext, type EngagementHit, recordEngagement } from './record-engagement';
+import { type ClickContext, deliveryKey, type EngagementHit, recordEngagement } from './record-engagement';
 import { recordOutcomes, type FeedbackOutcome, type RecipientAttempt, type RecipientFeedback, type RecipientOutcome } from './record-outcomes';
 
 const OK: SmtpReplyData = { code: 250, enhanced_code: '2.0.0', message: 'OK' };
@@ -321,6 +321,29 @@ describe('recordEngagement', () => {
     expect(seen[0]!.deliveredAt).toBeInstanceOf(Date);
     expect(seen[0]!.otherClicks).toEqual([{ at: new Date(t0), link: 'https://acme.test/1' }]);
     expect(await counters(sent)).toEqual([expect.objectContaining({ clicks: 1 })]);
+  });
+
+  test('when the caller keeps deliveries, then a found delivery is kept and a kept one is used instead of the timeline', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0)]);
+    const deliveries = new Map<string, Date>();
+    const seen: ClickContext[] = [];
+    const judgeClick = (_click: EngagementHit, context: ClickContext) => {
+      seen.push(context);
+      return false;
+    };
+    await recordEngagement(pool, [hit(sent, 0, 'click')], { judgeClick, deliveries });
+    const key = deliveryKey(sent.email.id, sent.recipients[0]!.address);
+    expect(deliveries.get(key)).toEqual(seen[0]!.deliveredAt);
+    expect(seen[0]!.deliveredAt).toBeInstanceOf(Date);
+    // Not delivered yet: nothing kept, so a later delivery is still found.
+    await recordEngagement(pool, [hit(sent, 1, 'click')], { judgeClick, deliveries });
+    expect(seen[1]!.deliveredAt).toBeNull();
+    expect(deliveries.size).toBe(1);
+    const kept = new Date('2026-01-02T03:04:05Z');
+    deliveries.set(key, kept);
+    await recordEngagement(pool, [hit(sent, 0, 'click')], { judgeClick, deliveries });
+    expect(seen[2]!.deliveredAt).toEqual(kept);
   });
 
   test('when the email was deleted, then its hits are dropped and the others recorded', async () => {
