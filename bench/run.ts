@@ -8,6 +8,9 @@
  *   track    open pixel and click redirect answers per second: a bare node:http server answering the same bytes vs the real tracking service
  *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
  *            then the fan-out of each event to 10 endpoints
+ *   scale    1, 2 and 4 sender processes (then webhook dispatchers) against a far end in its own process that takes 50 ms a reply;
+ *            throughput per process count, its ratio to one process (target 3.2 for 4), and duplicates at the far end (must be 0).
+ *            `scale-sender` or `scale-webhooks` runs one half. BENCH_SCALE_PROCESSES=1,2,4  BENCH_SCALE_EMAILS=1600  BENCH_SCALE_EVENTS=400
  *
  * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
@@ -45,6 +48,7 @@ import { SmtpSink } from './lib/smtp-sink';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
 import { WebhookReceiver } from './lib/webhook-receiver';
 import { measureWebhooksBaseline, measureWebhooksOurs, type WebhooksSample } from './lib/webhooks';
+import { runScaleSenders, runScaleWebhooks, type ScaleResult, type ScaleSettings } from './lib/scale-scenario';
 
 const TARGET = 0.5;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailroom_bench';
@@ -90,6 +94,20 @@ const settings = {
     timeoutSeconds: setting('BENCH_DELIVER_TIMEOUT', 60),
     pollMs: 100,
   },
+  scale: {
+    processes: (process.env.BENCH_SCALE_PROCESSES ?? '1,2,4').split(',').map(Number),
+    emails: setting('BENCH_SCALE_EMAILS', 1600),
+    events: setting('BENCH_SCALE_EVENTS', 400),
+    // Each event to every endpoint: WEBHOOK_CONCURRENCY_PER_ENDPOINT is a per-process bound, so 4 endpoints × 1 = 4 posts in flight per process, as many as a sender's.
+    endpoints: 4,
+    senderConcurrency: 4,
+    webhookConcurrencyPerEndpoint: 1,
+    // A remote MX's (or endpoint's) time per message: the run is bound by it, not by the cores.
+    delayMs: setting('BENCH_SCALE_DELAY_MS', 50),
+    rounds: setting('BENCH_ROUNDS', 2),
+    pollMs: 100,
+    timeoutMs: setting('BENCH_DELIVER_TIMEOUT', 60) * 1000,
+  } satisfies ScaleSettings,
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
@@ -103,6 +121,7 @@ const prefixes = {
   receive: `mailroom-bench-${runId}-receive`,
   track: `mailroom-bench-${runId}-track`,
   webhooks: `mailroom-bench-${runId}-webhooks`,
+  scale: `mailroom-bench-${runId}-scale`,
 };
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
@@ -148,6 +167,8 @@ interface ScenarioResult {
   parsed?: { perSecond: number; processed: number; seconds: number };
   /** webhooks only: each event to 10 endpoints. */
   fanOut?: { samples: WebhooksSample[]; median: number; ratio: number | undefined };
+  /** scale only: the rate per process count and the duplicates seen. */
+  scale?: ScaleResult;
 }
 
 const results: Record<string, ScenarioResult> = {};
@@ -465,6 +486,31 @@ async function runWebhooks(db: BenchDatabase): Promise<void> {
   };
 }
 
+const SCALE_TARGET = 3.2;
+
+/** scale-sender / scale-webhooks: baseline = 1 process, ours = the most processes; duplicates or errors make it MISSED. */
+async function runScale(db: BenchDatabase, which: 'sender' | 'webhooks'): Promise<void> {
+  const context = { env, queuePrefix: prefixes.scale, db, settings: settings.scale, log };
+  const scale = which === 'sender' ? await runScaleSenders(context) : await runScaleWebhooks(context);
+  await deleteRedisKeys(REDIS_URL, prefixes.scale);
+  const first = scale.perProcesses[0];
+  const last = scale.perProcesses[scale.perProcesses.length - 1];
+  const notes = [...scale.notes];
+  if (scale.duplicates > 0) notes.push(`${scale.duplicates} duplicate deliveries seen at the far end`);
+  const failed = scale.duplicates > 0 || scale.samples.some((x) => x.error);
+  results[`scale-${which}`] = {
+    baseline: { samples: scale.samples.filter((x) => x.processes === first?.processes), median: first?.median ?? Number.NaN },
+    ours: { samples: scale.samples.filter((x) => x.processes === last?.processes), median: last?.median ?? Number.NaN },
+    ratio: failed ? 0 : last?.ratio,
+    target: SCALE_TARGET,
+    verdict: failed ? 'MISSED' : verdictOf(last?.ratio, SCALE_TARGET),
+    notes,
+    scale,
+  };
+  const unit = which === 'sender' ? 'msg/s' : 'deliveries/s';
+  log(`  medians: ${scale.perProcesses.map((p) => `${p.processes} → ${rate(p.median, unit)} (×${p.ratio?.toFixed(2) ?? '—'})`).join(', ')}; duplicates ${scale.duplicates}`);
+}
+
 interface ParseResult {
   perSecond: number;
   processed: number;
@@ -507,6 +553,8 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('receive')) await runReceive(db);
     if (settings.scenarios.includes('track')) await runTrack(db);
     if (settings.scenarios.includes('webhooks')) await runWebhooks(db);
+    if (settings.scenarios.includes('scale') || settings.scenarios.includes('scale-sender')) await runScale(db, 'sender');
+    if (settings.scenarios.includes('scale') || settings.scenarios.includes('scale-webhooks')) await runScale(db, 'webhooks');
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -533,6 +581,15 @@ async function main(): Promise<void> {
     const w = results.webhooks;
     rows.push({ scenario: 'webhooks', baseline: `${rate(w.baseline.median, 'req/s')} (raw)`, ours: rate(w.ours.median, 'deliveries/s'), ratio: w.ratio, target: w.target, verdict: verdictOf(w.ratio, w.target) });
     if (w.fanOut) log(`\nwebhooks fan-out (each event to ${settings.webhooks.fanOutEndpoints} endpoints): median ${rate(w.fanOut.median, 'deliveries/s')}, ${w.fanOut.ratio?.toFixed(2) ?? '—'} of raw undici`);
+  }
+  for (const which of ['sender', 'webhooks'] as const) {
+    const x = results[`scale-${which}`];
+    const unit = which === 'sender' ? 'msg/s' : 'deliveries/s';
+    const first = x?.scale?.perProcesses[0];
+    const last = x?.scale?.perProcesses.at(-1);
+    if (x && first && last) {
+      rows.push({ scenario: `scale-${which}`, baseline: `${rate(first.median, unit)} (${first.processes} proc)`, ours: `${rate(last.median, unit)} (${last.processes} proc)`, ratio: x.ratio, target: x.target, verdict: x.verdict as TableRow['verdict'] });
+    }
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

@@ -67,6 +67,7 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
                FROM x
               WHERE d.event_id = x.event_id AND d.webhook_id = x.webhook_id
              RETURNING d.event_id, d.webhook_id, d.attempts),
+           locked AS (${LOCK_ENDPOINTS}),
            endpoints AS (${UPDATE_ENDPOINTS}),
            inserted AS (
            INSERT INTO webhook_attempts (id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body,
@@ -80,6 +81,13 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
   });
   return written.map(toWebhookAttempt);
 }
+
+// The batch's endpoints locked in id order before they are updated: dispatchers recording at
+// once touch the same endpoints, and an update's own order (its join's) could lock them in
+// opposite orders and deadlock, losing both batches' records.
+const LOCK_ENDPOINTS = `SELECT w.id FROM webhooks w
+            WHERE w.id IN (SELECT s.webhook_id FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text))
+            ORDER BY w.id FOR NO KEY UPDATE`;
 
 // The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
 // set by the first failure after a success (or ever) and cleared by a success.
@@ -96,8 +104,8 @@ const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
                                       THEN 'failing'::"WebhookDisabledReason"
                                     ELSE w.disabled_reason END,
              updated_at = now()
-             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean)
-            WHERE w.id = s.webhook_id
+             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
+            WHERE w.id = s.webhook_id AND l.id = w.id
            RETURNING w.id`;
 
 /** Per endpoint: its newest success in the batch, the first failure after it, and whether it answered 410. */
