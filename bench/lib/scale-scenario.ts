@@ -122,7 +122,7 @@ export async function runScaleWebhooks(c: ScaleContext): Promise<ScaleResult> {
         prepare: () => c.db.appendEvents(settings.events, WEBHOOK_EVENT_DATA),
         backlogReady: async () => (await c.db.countDeliveries()) >= rows + count,
         start: (i, opsPort) =>
-          startDispatcher(c.env, c.queuePrefix, { LOG_LEVEL: 'warn', OPS_PORT: String(opsPort), WEBHOOK_CONCURRENCY_PER_ENDPOINT: String(settings.webhookConcurrencyPerEndpoint) }, `dispatcher-${i + 1}`),
+          startDispatcher(c.env, c.queuePrefix, { OPS_PORT: String(opsPort), WEBHOOK_CONCURRENCY_PER_ENDPOINT: String(settings.webhookConcurrencyPerEndpoint) }, `dispatcher-${i + 1}`),
         countDone: () => c.db.countSucceededDeliveries(),
         pollMs: settings.pollMs,
         timeoutMs: settings.timeoutMs,
