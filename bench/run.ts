@@ -9,6 +9,9 @@
  *   webhooks events delivered per second to a local HTTP receiver: raw undici posting the same bodies vs the real dispatcher from the outbox to a 2xx;
  *            then the fan-out of each event to 10 endpoints
  *   stats    GET /stats (day and hour) over a project of BENCH_STATS_EVENTS events vs a plain SELECT count(*) over the same rows (ratio = count ms / stats ms)
+ *   scale    1, 2 and 4 sender processes (then webhook dispatchers) against a far end in its own process that takes 50 ms a reply;
+ *            throughput per process count, its ratio to one process (target 3.2 for 4), and duplicates at the far end (must be 0).
+ *            `scale-sender` or `scale-webhooks` runs one half. BENCH_SCALE_PROCESSES=1,2,4  BENCH_SCALE_EMAILS=1600  BENCH_SCALE_EVENTS=400
  *
  * Scenarios: `pnpm bench [scenario…]`, or all of them. Settings (environment): BENCH_SCENARIOS=accept,deliver,receive,track,webhooks  BENCH_WEBHOOK_EVENTS=3000  BENCH_ROUNDS=2  BENCH_SMTP_CONNECTIONS=10  BENCH_CONNECTIONS=50
  * BENCH_DURATION=10  BENCH_WARMUP=2  BENCH_EMAILS=2000  BENCH_IN_FLIGHT=50  BENCH_DELIVER_TIMEOUT=60
@@ -47,6 +50,7 @@ import { runStatsScenario } from './lib/stats-scenario';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
 import { WebhookReceiver } from './lib/webhook-receiver';
 import { measureWebhooksBaseline, measureWebhooksOurs, type WebhooksSample } from './lib/webhooks';
+import { runScaleSenders, runScaleWebhooks, type ScaleResult, type ScaleSettings } from './lib/scale-scenario';
 
 const TARGET = 0.5;
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/mailroom_bench';
@@ -93,6 +97,20 @@ const settings = {
     pollMs: 100,
   },
   stats: { events: setting('BENCH_STATS_EVENTS', 1_000_000), days: 30, samples: setting('BENCH_STATS_SAMPLES', 7), tail: setting('BENCH_STATS_TAIL', 10_000) },
+  scale: {
+    processes: (process.env.BENCH_SCALE_PROCESSES ?? '1,2,4').split(',').map(Number),
+    emails: setting('BENCH_SCALE_EMAILS', 1600),
+    events: setting('BENCH_SCALE_EVENTS', 400),
+    // Each event to every endpoint: WEBHOOK_CONCURRENCY_PER_ENDPOINT is a per-process bound, so 4 endpoints × 1 = 4 posts in flight per process, as many as a sender's.
+    endpoints: 4,
+    senderConcurrency: 4,
+    webhookConcurrencyPerEndpoint: 1,
+    // A remote MX's (or endpoint's) time per message: the run is bound by it, not by the cores.
+    delayMs: setting('BENCH_SCALE_DELAY_MS', 50),
+    rounds: setting('BENCH_ROUNDS', 2),
+    pollMs: 100,
+    timeoutMs: setting('BENCH_DELIVER_TIMEOUT', 60) * 1000,
+  } satisfies ScaleSettings,
   cpuProfile: process.env.BENCH_CPU_PROF === '1',
   countQueries: process.env.BENCH_COUNT_QUERIES === '1',
   verbose: process.env.BENCH_VERBOSE === '1',
@@ -107,6 +125,7 @@ const prefixes = {
   track: `mailroom-bench-${runId}-track`,
   webhooks: `mailroom-bench-${runId}-webhooks`,
   stats: `mailroom-bench-${runId}-stats`,
+  scale: `mailroom-bench-${runId}-scale`,
 };
 const env: BenchEnvironment = {
   databaseUrl: DATABASE_URL,
@@ -152,6 +171,8 @@ interface ScenarioResult {
   parsed?: { perSecond: number; processed: number; seconds: number };
   /** webhooks only: each event to 10 endpoints. */
   fanOut?: { samples: WebhooksSample[]; median: number; ratio: number | undefined };
+  /** scale only: the rate per process count and the duplicates seen. */
+  scale?: ScaleResult;
 }
 
 const results: Record<string, ScenarioResult> = {};
@@ -479,6 +500,32 @@ async function runWebhooks(db: BenchDatabase): Promise<void> {
   };
 }
 
+const SCALE_TARGET = 3.2;
+
+/** scale-sender / scale-webhooks: baseline = 1 process, ours = the most processes; duplicates or errors make it MISSED. */
+async function runScale(db: BenchDatabase, which: 'sender' | 'webhooks'): Promise<void> {
+  const context = { env, queuePrefix: prefixes.scale, db, settings: settings.scale, log };
+  const scale = which === 'sender' ? await runScaleSenders(context) : await runScaleWebhooks(context);
+  await deleteRedisKeys(REDIS_URL, prefixes.scale);
+  const first = scale.perProcesses[0];
+  const last = scale.perProcesses[scale.perProcesses.length - 1];
+  const notes = [...scale.notes];
+  if (scale.duplicates > 0) notes.push(`${scale.duplicates} duplicate deliveries seen at the far end`);
+  const failed = scale.duplicates > 0 || scale.samples.some((x) => x.error);
+  results[`scale-${which}`] = {
+    baseline: { samples: scale.samples.filter((x) => x.processes === first?.processes), median: first?.median ?? Number.NaN },
+    ours: { samples: scale.samples.filter((x) => x.processes === last?.processes), median: last?.median ?? Number.NaN },
+    // The ratio as measured (rounds with errors left out of the medians); a duplicate or an error still makes it MISSED.
+    ratio: last?.ratio,
+    target: SCALE_TARGET,
+    verdict: failed ? 'MISSED' : verdictOf(last?.ratio, SCALE_TARGET),
+    notes,
+    scale,
+  };
+  const unit = which === 'sender' ? 'msg/s' : 'deliveries/s';
+  log(`  medians: ${scale.perProcesses.map((p) => `${p.processes} → ${rate(p.median, unit)} (×${p.ratio?.toFixed(2) ?? '—'})`).join(', ')}; duplicates ${scale.duplicates}`);
+}
+
 interface ParseResult {
   perSecond: number;
   processed: number;
@@ -523,6 +570,8 @@ async function main(): Promise<void> {
     if (settings.scenarios.includes('track')) await runTrack(db);
     if (settings.scenarios.includes('webhooks')) await runWebhooks(db);
     if (settings.scenarios.includes('stats')) statsRun = await runStatsScenario({ env, queuePrefix: prefixes.stats, redisUrl: REDIS_URL, rounds: settings.rounds, settings: settings.stats, log });
+    if (settings.scenarios.includes('scale') || settings.scenarios.includes('scale-sender')) await runScale(db, 'sender');
+    if (settings.scenarios.includes('scale') || settings.scenarios.includes('scale-webhooks')) await runScale(db, 'webhooks');
   } finally {
     await db.close().catch(() => {});
     await cleanup();
@@ -553,6 +602,15 @@ async function main(): Promise<void> {
   if (statsRun) {
     results.stats = statsRun.result;
     rows.push(statsRun.row);
+  }
+  for (const which of ['sender', 'webhooks'] as const) {
+    const x = results[`scale-${which}`];
+    const unit = which === 'sender' ? 'msg/s' : 'deliveries/s';
+    const first = x?.scale?.perProcesses[0];
+    const last = x?.scale?.perProcesses.at(-1);
+    if (x && first && last) {
+      rows.push({ scenario: `scale-${which}`, baseline: `${rate(first.median, unit)} (${first.processes} proc)`, ours: `${rate(last.median, unit)} (${last.processes} proc)`, ratio: x.ratio, target: x.target, verdict: x.verdict as TableRow['verdict'] });
+    }
   }
   log(`\nMedians of ${settings.rounds} alternating rounds; ratio = mailroom / baseline.\n`);
   log(formatTable(rows));

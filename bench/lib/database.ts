@@ -155,6 +155,12 @@ export class BenchDatabase {
     );
   }
 
+  /** Delivery rows of every state: the fan-out's progress. */
+  async countDeliveries(): Promise<number> {
+    const { rows } = await this.client.query<{ n: string }>('SELECT count(*) AS n FROM webhook_deliveries');
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async countSucceededDeliveries(): Promise<number> {
     const { rows } = await this.client.query<{ n: string }>("SELECT count(*) AS n FROM webhook_deliveries WHERE state = 'succeeded'");
     return Number(rows[0]?.n ?? 0);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { resolveExpress } from './paths';
 import { type Child, freePort, spawnTs, waitForPort } from './processes';
+import type { EndpointCommand, EndpointReport } from './slow-endpoint';
 
 /** What every Mailroom child of one bench run shares. */
 export interface BenchEnvironment {
@@ -49,23 +50,59 @@ export async function startGateway(env: BenchEnvironment, queuePrefix: string): 
 }
 
 /** The real sender: `node --import tsx services/sender/src/main.ts`, delivering through the sink as its smarthost. */
-export function startSender(env: BenchEnvironment, queuePrefix: string, sinkPort: number): Child {
-  return spawnTs('sender', {
+export function startSender(env: BenchEnvironment, queuePrefix: string, sinkPort: number, extraEnv: Record<string, string> = {}, name = 'sender'): Child {
+  return spawnTs(name, {
     script: 'services/sender/src/main.ts',
     nodeFlags: env.nodeFlags,
     echo: env.echo,
-    env: { ...mailroomEnv(env, queuePrefix), OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sinkPort}` },
+    env: { ...mailroomEnv(env, queuePrefix), OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sinkPort}`, ...extraEnv },
   });
 }
 
 /** The real webhook dispatcher: `node --import tsx services/webhook-dispatcher/src/main.ts`; the receiver is on loopback. */
-export function startDispatcher(env: BenchEnvironment, queuePrefix: string): Child {
-  return spawnTs('webhook-dispatcher', {
+export function startDispatcher(env: BenchEnvironment, queuePrefix: string, extraEnv: Record<string, string> = {}, name = 'webhook-dispatcher'): Child {
+  return spawnTs(name, {
     script: 'services/webhook-dispatcher/src/main.ts',
     nodeFlags: env.nodeFlags,
     echo: env.echo,
-    env: { ...mailroomEnv(env, queuePrefix), ALLOW_PRIVATE_NETWORKS: 'true' },
+    env: { ...mailroomEnv(env, queuePrefix), ALLOW_PRIVATE_NETWORKS: 'true', ...extraEnv },
   });
+}
+
+/** The scale scenario's SMTP sink or webhook receiver in its own process; see slow-endpoint.ts. */
+export class SlowEndpoint {
+  private constructor(readonly child: Child, readonly port: number) {}
+
+  static async start(kind: 'smtp' | 'http', delayMs: number, echo: boolean): Promise<SlowEndpoint> {
+    const port = await freePort();
+    const child = spawnTs(`slow-${kind}`, { script: path.join('bench', 'lib', 'slow-endpoint.ts'), echo, ipc: true, env: { KIND: kind, PORT: String(port), DELAY_MS: String(delayMs) } });
+    await waitForPort(child, port);
+    return new SlowEndpoint(child, port);
+  }
+
+  /** The receiver's URL (http). */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  /** Starts a new round: counters at zero. */
+  reset(): Promise<EndpointReport> {
+    return this.ask('reset');
+  }
+
+  /** What it saw since the last reset. */
+  report(): Promise<EndpointReport> {
+    return this.ask('report');
+  }
+
+  private ask(command: EndpointCommand): Promise<EndpointReport> {
+    return new Promise((resolve, reject) => {
+      this.child.process.once('message', (message) => resolve(message as EndpointReport));
+      this.child.process.send(command, (err) => {
+        if (err) reject(err);
+      });
+    });
+  }
 }
 
 /** The webhooks baseline: raw undici in its own process; see raw-webhooks.ts. */

@@ -14,6 +14,8 @@ import { apiClient } from '../support/http';
 import type { KubeObject } from './support/kubernetes';
 import { renderKustomization } from './support/kubernetes';
 import { HoldingSink } from './support/holding-sink';
+import { createPool } from '@mailroom/db';
+import { appendTestEvents, createEndpoint, createProject, Receiver } from '../../services/webhook-dispatcher/test/support';
 import { buildProductionTree, podPlan, runEntrypoint, TreeProcess } from './support/production-tree';
 
 const ROOT = join(__dirname, '../..');
@@ -170,6 +172,47 @@ describe('the production tree with work in flight', () => {
     }
   });
 
+  test('when the webhook dispatcher gets SIGTERM while posts are in flight, then it finishes and records them, exits 0, and a new dispatcher delivers the rest, each (event, endpoint) once', async () => {
+    const receiver = await new Receiver().start();
+    const pool = createPool(databaseUrl(DATABASE), 2);
+    // The receiver is on loopback, which production refuses unless told otherwise.
+    const loopback = { ALLOW_PRIVATE_NETWORKS: 'true' };
+    try {
+      const projectId = await createProject(pool);
+      const endpoints = await Promise.all(['a', 'b'].map((name) => createEndpoint(pool, projectId, { url: `${receiver.url}?${name}`, events: ['email.received'], masterSecret: SECRET_KEY })));
+      const ids = await appendTestEvents(pool, projectId, Array.from({ length: 20 }, () => ({ type: 'email.received' })));
+      // Slow enough that SIGTERM finds posts in flight, well within the drain budget.
+      receiver.delayMs = 1_500;
+      const { plan, process: dispatcher } = await startService('webhook-dispatcher', loopback);
+      await until(() => receiver.open >= 2, 30_000);
+      dispatcher.child.kill('SIGTERM');
+      // Still draining: the answers it waits for have not come.
+      await sleep(500);
+      expect(dispatcher.running).toBe(true);
+      const exit = await dispatcher.exitWithin(drainBudgetMs(plan));
+      expect({ code: exit.code, signal: exit.signal }).toEqual({ code: 0, signal: null });
+      // Every post it began was answered and recorded; whatever it had not begun is pending and free for the next one.
+      const deliveries = async () =>
+        (await pool.query<{ state: string; leased: boolean }>("SELECT state, coalesce(lease_until > now(), false) AS leased FROM webhook_deliveries")).rows;
+      const afterStop = await deliveries();
+      expect(afterStop).toHaveLength(ids.length * endpoints.length);
+      expect(afterStop.filter((d) => d.state === 'succeeded').length).toBe(receiver.requests.length);
+      expect(afterStop.filter((d) => d.state !== 'succeeded').every((d) => d.state === 'pending' && !d.leased)).toBe(true);
+      expect(receiver.requests.length).toBeLessThan(ids.length * endpoints.length);
+
+      receiver.delayMs = 0;
+      const { plan: nextPlan, process: next } = await startService('webhook-dispatcher', loopback);
+      await untilAsync(async () => (await deliveries()).every((d) => d.state === 'succeeded'), 30_000);
+      expect((await next.terminate(drainBudgetMs(nextPlan))).code).toBe(0);
+      const seen = receiver.requests.map((r) => `${String(r.headers['webhook-id'])} ${r.url}`).sort();
+      const expected = ids.flatMap((id) => ['a', 'b'].map((name) => `${id} /hook?${name}`)).sort();
+      expect(seen).toEqual(expected);
+    } finally {
+      await pool.end();
+      await receiver.stop();
+    }
+  });
+
   test('when the MX gets SIGTERM while messages are in DATA, then it stores and accepts each, refuses new connections, and exits 0', async () => {
     const { plan, process: mx } = await startService('inbound-smtp');
     const port = Number(plan.env.SMTP_PORT);
@@ -207,8 +250,12 @@ describe('the production tree with work in flight', () => {
 });
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  await untilAsync(async () => condition(), timeoutMs);
+}
+
+async function untilAsync(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('timed out');
     await sleep(50);
   }

@@ -109,11 +109,13 @@ export interface EndpointOptions {
   secret?: string;
   previousSecret?: string;
   enabled?: boolean;
+  /** The SECRET_KEY of the processes that will read it; default the tests' own. */
+  masterSecret?: string;
 }
 
-/** Inserts an endpoint as the gateway would, its secrets encrypted with the test master secret's sub-key. */
+/** Inserts an endpoint as the gateway would, its secrets encrypted with the master secret's sub-key. */
 export async function createEndpoint(pool: Pool, projectId: string, options: EndpointOptions): Promise<{ id: string; secret: string }> {
-  const key = deriveKey(TEST_SECRET_KEY, 'encryption');
+  const key = deriveKey(options.masterSecret ?? TEST_SECRET_KEY, 'encryption');
   const id = newId('webhook');
   const secret = options.secret ?? newSecret();
   await pool.query({

@@ -72,6 +72,13 @@ function recordValues(records: readonly AttemptRecord[]): unknown[] {
   return [JSON.stringify(rows), JSON.stringify(summarise(records)), FAILING_DISABLE_DAYS];
 }
 
+// The batch's endpoints locked in id order before they are updated: dispatchers recording at
+// once touch the same endpoints, and an update's own order (its join's) could lock them in
+// opposite orders and deadlock, losing both batches' records.
+const LOCK_ENDPOINTS = `SELECT w.id FROM webhooks w
+            WHERE w.id IN (SELECT s.webhook_id FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text))
+            ORDER BY w.id FOR NO KEY UPDATE`;
+
 // The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
 // set by the first failure after a success (or ever) and cleared by a success.
 const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
@@ -87,8 +94,8 @@ const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
                                       THEN 'failing'::"WebhookDisabledReason"
                                     ELSE w.disabled_reason END,
              updated_at = now()
-             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean)
-            WHERE w.id = s.webhook_id
+             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
+            WHERE w.id = s.webhook_id AND l.id = w.id
            RETURNING w.id`;
 
 // Writes the attempts ($1), their deliveries and endpoints; the caller adds the final SELECT over `inserted`.
@@ -113,6 +120,7 @@ const RECORD_ATTEMPTS = `WITH x AS (
                FROM x
               WHERE d.event_id = x.event_id AND d.webhook_id = x.webhook_id
              RETURNING d.event_id, d.webhook_id, d.attempts),
+           locked AS (${LOCK_ENDPOINTS}),
            endpoints AS (${UPDATE_ENDPOINTS}),
            inserted AS (
            INSERT INTO webhook_attempts (id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body,
