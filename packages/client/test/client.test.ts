@@ -332,6 +332,8 @@ describe('console sessions', () => {
     expect((await asMember.projects.get(project.id)).id).toBe(project.id);
     await expectApiError(asMember.members.add(project.id, { email: owner.email, role: 'member' }), 'forbidden', 403);
 
+    expect(await clients.session.members.update(project.id, other.user.id, { role: 'owner' })).toMatchObject({ id: other.user.id, role: 'owner' });
+    expect(await clients.session.members.update(project.id, other.user.id, { role: 'member' })).toMatchObject({ role: 'member' });
     expect(await clients.session.members.remove(project.id, other.user.id)).toMatchObject({ id: other.user.id, deleted: true });
     // No longer a member: the project is someone else's, which is not found.
     await expectApiError(asMember.projects.get(project.id), 'not_found', 404);

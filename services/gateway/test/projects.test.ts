@@ -67,6 +67,32 @@ describe('projects and members', () => {
     expect((await asMember.get(`/projects/${owner.projectId}`)).status).toBe(404);
   });
 
+  test('when an owner changes roles, then a member becomes an owner and back, the last owner cannot be demoted, and a member may not change roles', async () => {
+    const owner = await signUp(t.api);
+    const other = await signUp(t.api);
+    await owner.as.post(`/projects/${owner.projectId}/members`, { email: other.email, role: 'member' });
+    const asOther = t.api.as({ session: other.session });
+    const path = (userId: string) => `/projects/${owner.projectId}/members/${userId}`;
+
+    expect((await asOther.patch(path(other.userId), { role: 'owner' })).body.name).toBe('forbidden');
+    expect((await owner.as.patch(path(owner.userId), { role: 'member' })).body).toMatchObject({ name: 'conflict', statusCode: 409 });
+    expect((await owner.as.patch(path(other.userId), { role: 'admin' })).body).toMatchObject({ name: 'validation_error', statusCode: 422 });
+    expect((await owner.as.patch(path(other.userId), {})).body).toMatchObject({ name: 'missing_required_field', statusCode: 422 });
+    expect((await owner.as.patch(path('usr_nobody'), { role: 'owner' })).body).toMatchObject({ name: 'not_found', statusCode: 404 });
+
+    const promoted = await owner.as.patch(path(other.userId), { role: 'owner' });
+    expect(promoted.status).toBe(200);
+    expect(promoted.body).toMatchObject({ object: 'member', id: other.userId, email: other.email, role: 'owner' });
+    // Two owners now: the first may be demoted, by the second, who then is the last one.
+    expect((await asOther.patch(path(owner.userId), { role: 'member' })).body).toMatchObject({ id: owner.userId, role: 'member' });
+    expect((await asOther.patch(path(other.userId), { role: 'member' })).status).toBe(409);
+    expect((await owner.as.patch(path(other.userId), { role: 'member' })).body.name).toBe('forbidden');
+
+    // Another project's owner cannot reach this project's members.
+    const stranger = await signUp(t.api);
+    expect((await stranger.as.patch(path(other.userId), { role: 'member' }, { project: owner.projectId })).status).toBe(404);
+  });
+
   test('when a full_access token manages members, then 403 forbidden (owner-only)', async () => {
     const owner = await signUp(t.api);
     const other = await signUp(t.api);

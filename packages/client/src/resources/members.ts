@@ -5,6 +5,7 @@ import type { RequestOptions } from '../request-options.ts';
 
 export type Member = Schema<'Member'>;
 export type AddMemberParams = Schema<'AddMemberRequest'>;
+export type UpdateMemberParams = Schema<'UpdateMemberRequest'>;
 
 /** The people of a project. Adding and removing are for its owners, with a console session. */
 export class Members {
@@ -17,6 +18,11 @@ export class Members {
 
   list(projectId: string, options?: RequestOptions): PagePromise<Member> {
     return this.http.list('/projects/{id}/members', { params: { id: projectId } }, options);
+  }
+
+  /** Changes a member's role (409 `conflict` when it would leave the project without an owner). */
+  update(projectId: string, userId: string, params: UpdateMemberParams, options?: RequestOptions): Promise<Member> {
+    return this.http.call('patch', '/projects/{id}/members/{userId}', { params: { id: projectId, userId }, body: params }, options);
   }
 
   /** Removes a user from the project (409 `conflict` for its last owner). */

@@ -26,9 +26,10 @@ export function parseInput<S extends z.ZodType>(
   if (field === '' && issue.code === 'invalid_type' && issue.expected === 'object') {
     throw new MailroomError('validation_error', `The request ${part} must be a JSON object.`);
   }
+  // An absent enum (`invalid_value`) is missing too, like an absent string.
   // Rules that need a field among several (e.g. "html or text") mark their issue `missing`.
   const isMissing =
-    ((issue.code === 'invalid_type' || issue.code === 'invalid_union') && (issue as { input?: unknown }).input === undefined) ||
+    ((issue.code === 'invalid_type' || issue.code === 'invalid_union' || issue.code === 'invalid_value') && (issue as { input?: unknown }).input === undefined) ||
     (issue.code === 'custom' && (issue as { params?: { missing?: boolean } }).params?.missing === true);
   if (isMissing) {
     throw new MailroomError('missing_required_field', `Missing required field \`${field}\` in the request ${part}.`);

@@ -32,18 +32,41 @@ export async function addMember(db: Database, projectId: string, email: string, 
 }
 
 /**
+ * Changes a member's role. The last owner cannot be demoted (409), for the same reason it cannot
+ * be removed; serialised per project like `removeMember`.
+ */
+export async function changeMemberRole(db: Database, projectId: string, userId: string, role: Role): Promise<MemberView> {
+  return db.$transaction(async (tx) => {
+    await lockProject(tx, projectId);
+    const member = await tx.member.findUnique({ where: { projectId_userId: { projectId, userId } } });
+    if (!member) throw notFound('member');
+    if (member.role === 'owner' && role !== 'owner') await keepAnOwner(tx, projectId, 'demoted');
+    return toView(await tx.member.update({ where: { projectId_userId: { projectId, userId } }, data: { role }, select: memberSelect }));
+  });
+}
+
+/**
  * Removes a member. The last owner stays: a project without an owner could never be managed.
  * Serialised per project so two owners removing each other cannot both succeed.
  */
 export async function removeMember(db: Database, projectId: string, userId: string): Promise<void> {
   await db.$transaction(async (tx) => {
-    await tx.$queryRaw`SELECT id FROM projects WHERE id = ${projectId} FOR UPDATE`;
+    await lockProject(tx, projectId);
     const member = await tx.member.findUnique({ where: { projectId_userId: { projectId, userId } } });
     if (!member) throw notFound('member');
-    if (member.role === 'owner') {
-      const owners = await tx.member.count({ where: { projectId, role: 'owner' } });
-      if (owners <= 1) throw conflict('The last owner of a project cannot be removed.');
-    }
+    if (member.role === 'owner') await keepAnOwner(tx, projectId, 'removed');
     await tx.member.delete({ where: { projectId_userId: { projectId, userId } } });
   });
+}
+
+type Transaction = Prisma.TransactionClient;
+
+async function lockProject(tx: Transaction, projectId: string): Promise<void> {
+  await tx.$queryRaw`SELECT id FROM projects WHERE id = ${projectId} FOR UPDATE`;
+}
+
+/** 409 when the owner about to lose the role is the project's only one. */
+async function keepAnOwner(tx: Transaction, projectId: string, change: 'removed' | 'demoted'): Promise<void> {
+  const owners = await tx.member.count({ where: { projectId, role: 'owner' } });
+  if (owners <= 1) throw conflict(`The last owner of a project cannot be ${change}.`);
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, emailField, listSchema, timestamp } from '../../schemas/common';
-import { addMember, listMembers, removeMember, type MemberView } from './members';
+import { addMember, changeMemberRole, listMembers, removeMember, type MemberView } from './members';
 
 const memberSchema = z
   .object({
@@ -52,6 +52,22 @@ export const memberRoutes = [
     async handler({ auth, ctx }) {
       const members = await listMembers(ctx.db, scopedProjectId(auth));
       return { object: 'list', data: members.map(present), hasMore: false };
+    },
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/projects/{id}/members/{userId}',
+    operationId: 'updateMember',
+    summary: "Change a member's role",
+    description: 'Owner-only (console session). The last owner cannot be demoted (409).',
+    tag: 'Members',
+    access: { kind: 'project', projectFromPath: true, ownerOnly: true },
+    params: z.object({ id: z.string(), userId: z.string().min(1).max(64) }),
+    body: z.object({ role: z.enum(['owner', 'member']) }).meta({ id: 'UpdateMemberRequest' }),
+    success: { status: 200, description: 'The member with the new role.', schema: memberSchema },
+    errors: ['conflict'],
+    async handler({ params, body, auth, ctx }) {
+      return present(await changeMemberRole(ctx.db, scopedProjectId(auth), params.userId, body.role));
     },
   }),
   defineRoute({
