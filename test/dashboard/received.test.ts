@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { Browser } from 'playwright-core';
 import { checkPage, eventually, launchBrowser, newDashboardContext, sessionOf, signUpInBrowser } from './support/browser';
@@ -72,7 +73,7 @@ describe('the dashboard: received emails', () => {
     const frame = page.frameLocator('iframe[title^="Content of"]');
     await frame.getByText('Styled paragraph').waitFor();
     // The message's own inline style applies (the frame is styled as sent), yet nothing runs.
-    await expect(frame.locator('#styled').evaluate((el) => getComputedStyle(el).color)).resolves.toBe('rgb(200, 0, 0)');
+    await expect(frame.locator('#styled').evaluate((el) => (el.ownerDocument.defaultView as any).getComputedStyle(el).color)).resolves.toBe('rgb(200, 0, 0)');
     await frame.locator('#js-link').click();
     await frame.locator('#submit').click();
     await page.waitForTimeout(500);
@@ -88,10 +89,10 @@ describe('the dashboard: received emails', () => {
     const [attachment] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download notes.txt' }).click()]);
     expect(attachment.suggestedFilename()).toBe('notes.txt');
     const attachmentPath = await attachment.path();
-    expect(require('node:fs').readFileSync(attachmentPath, 'utf8')).toBe('attached words');
+    expect(readFileSync(attachmentPath, 'utf8')).toBe('attached words');
     const [raw] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download raw message' }).click()]);
     expect(raw.suggestedFilename()).toBe(`${received.id}.eml`);
-    expect(require('node:fs').readFileSync(await raw.path(), 'utf8')).toContain('Subject: Totally harmless');
+    expect(readFileSync(await raw.path(), 'utf8')).toContain('Subject: Totally harmless');
 
     expect(await checkPage(page, 'received-detail')).toEqual([]);
     expect(pageErrors).toEqual([]);
