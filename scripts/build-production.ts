@@ -6,7 +6,7 @@
  *   dist/migrate.js     the migration CLI (packages/db/src/cli.ts),
  *   node_modules/       the production dependencies of the lockfile, nothing else,
  *   prisma/             the schema and migrations the migration CLI applies,
- *   packages/dashboard/dist/  the web console's static build, which the gateway serves,
+ *   dashboard/          the web console's static build, which the gateway serves,
  *   bin/mailroom        the entry point: `bin/mailroom <service>` or `bin/mailroom migrate`.
  *
  * Usage: `pnpm build:production <empty or missing folder>` (after `pnpm install`, which generates

@@ -71,7 +71,7 @@ describe('the production tree', () => {
     for (const name of [...SERVICES, 'migrate', 'healthcheck']) expect(existsSync(join(tree, 'dist', `${name}.js`))).toBe(true);
     expect(existsSync(join(tree, 'bin/mailroom'))).toBe(true);
     expect(existsSync(join(tree, 'prisma/schema.prisma'))).toBe(true);
-    expect(existsSync(join(tree, 'packages/dashboard/dist/index.html'))).toBe(true);
+    expect(existsSync(join(tree, 'dashboard/index.html'))).toBe(true);
     // Runtime dependencies resolved from the one node_modules; the workspace's code only inside the bundles.
     for (const runtime of ['bullmq', 'express', 'smtp-server', '@prisma/client', '@prisma/schema-engine-wasm']) {
       expect(existsSync(join(tree, 'node_modules', runtime, 'package.json'))).toBe(true);

@@ -5,8 +5,8 @@ export interface BarDatum {
 }
 
 const WIDTH = 600;
-const HEIGHT = 160;
-const AXIS = 18; // px under the bars for the labels
+const HEIGHT = 200;
+const AXIS = 26; // viewBox units under the bars for the labels
 
 /**
  * A bar chart drawn as plain SVG (no script-injected styles, so it works under the strict CSP).
@@ -27,7 +27,7 @@ export function BarChart({ title, data }: { title: string; data: readonly BarDat
       <h3>
         {title} <span class="muted small">{total}</span>
       </h3>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary} preserveAspectRatio="none">
+      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-label={summary}>
         <line class="axis" x1="0" y1={plotHeight} x2={WIDTH} y2={plotHeight} />
         {data.map((d, i) => {
           const h = (d.value / max) * (plotHeight - 4);
@@ -44,7 +44,7 @@ export function BarChart({ title, data }: { title: string; data: readonly BarDat
             </text>
           ) : null,
         )}
-        <text x="2" y="10">
+        <text x="2" y="18">
           {max}
         </text>
       </svg>

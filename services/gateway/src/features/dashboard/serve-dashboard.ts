@@ -1,11 +1,18 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MailroomError } from '@mailroom/core';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from './content-security-policy';
 
-/** Where the dashboard's build is: packages/dashboard/dist, in the repository and in the production tree alike. */
-export const DASHBOARD_DIST_DIR = path.resolve(__dirname, '../../../../../packages/dashboard/dist');
+// The repository's root, or the production tree's (its bundles keep source-relative paths).
+const ROOT = path.resolve(__dirname, '../../../../..');
+
+/**
+ * Where the dashboard's build is: packages/dashboard/dist in the repository, dashboard/ in the
+ * production tree (which holds no package folders).
+ */
+export const DASHBOARD_DIST_DIR = [path.join(ROOT, 'packages/dashboard/dist'), path.join(ROOT, 'dashboard')].find((dir) => existsSync(dir)) ?? path.join(ROOT, 'packages/dashboard/dist');
 
 // Asset names carry a hash of their content, so a year is safe: a new build has new names.
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
