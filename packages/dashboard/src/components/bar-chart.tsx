@@ -39,7 +39,7 @@ export function BarChart({ title, data }: { title: string; data: readonly BarDat
         })}
         {data.map((d, i) =>
           i % tickEvery === 0 ? (
-            <text key={`t${i}`} x={i * slot + slot / 2} y={HEIGHT - 4} text-anchor="middle">
+            <text key={`t${i}`} x={i === 0 ? 0 : i * slot + slot / 2} y={HEIGHT - 4} text-anchor={i === 0 ? 'start' : 'middle'}>
               {d.label}
             </text>
           ) : null,
