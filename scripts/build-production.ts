@@ -6,6 +6,7 @@
  *   dist/migrate.js     the migration CLI (packages/db/src/cli.ts),
  *   node_modules/       the production dependencies of the lockfile, nothing else,
  *   prisma/             the schema and migrations the migration CLI applies,
+ *   dashboard/          the web console's static build, which the gateway serves,
  *   bin/mailroom        the entry point: `bin/mailroom <service>` or `bin/mailroom migrate`.
  *
  * Usage: `pnpm build:production <empty or missing folder>` (after `pnpm install`, which generates
@@ -14,6 +15,7 @@
 import { chmodSync, cpSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { bundleServices } from './lib/production/bundle-services';
+import { copyDashboard } from './lib/production/copy-dashboard';
 import { discoverProductionEntries, HEALTHCHECK_ENTRY } from './lib/production/entries';
 import { declaredDependencies, installProductionDependencies } from './lib/production/install-dependencies';
 import { pruneUnreachable } from './lib/production/prune-unreachable';
@@ -40,6 +42,7 @@ async function main(args: readonly string[]): Promise<void> {
   console.log(`Removed ${removed.length} packages no production code reaches (optional peers and theirs): ${removed.join(', ')}.`);
 
   cpSync(path.join(REPOSITORY_ROOT, 'prisma'), path.join(outDir, 'prisma'), { recursive: true });
+  copyDashboard(REPOSITORY_ROOT, outDir);
   mkdirSync(path.join(outDir, 'bin'));
   cpSync(path.join(REPOSITORY_ROOT, 'scripts/production/mailroom.sh'), path.join(outDir, 'bin/mailroom'));
   chmodSync(path.join(outDir, 'bin/mailroom'), 0o755);

@@ -73,6 +73,7 @@ describe('the production tree', () => {
     for (const name of [...SERVICES, 'migrate', 'healthcheck']) expect(existsSync(join(tree, 'dist', `${name}.js`))).toBe(true);
     expect(existsSync(join(tree, 'bin/mailroom'))).toBe(true);
     expect(existsSync(join(tree, 'prisma/schema.prisma'))).toBe(true);
+    expect(existsSync(join(tree, 'dashboard/index.html'))).toBe(true);
     // Runtime dependencies resolved from the one node_modules; the workspace's code only inside the bundles.
     for (const runtime of ['bullmq', 'express', 'smtp-server', '@prisma/client', '@prisma/schema-engine-wasm']) {
       expect(existsSync(join(tree, 'node_modules', runtime, 'package.json'))).toBe(true);
@@ -116,6 +117,17 @@ describe('the production tree', () => {
 });
 
 describe('the production tree with work in flight', () => {
+  test('when the gateway runs from the tree, then it serves the dashboard from the tree', async () => {
+    const { plan } = await startService('gateway');
+    const origin = new URL(plan.probes.readinessProbe as string).origin;
+    const page = await fetch(`${origin}/dashboard/emails`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<div id="app">');
+    const script = html.match(/src="(\/dashboard\/assets\/[^"]+\.js)"/)?.[1];
+    expect((await fetch(`${origin}${script}`)).status).toBe(200);
+  });
+
   test('when the health check finds only a port answering 503, then it fails', async () => {
     const server = createServer((_req, res) => res.writeHead(503).end()).listen(0, '127.0.0.1');
     await once(server, 'listening');

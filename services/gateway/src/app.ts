@@ -1,5 +1,6 @@
 import express, { type Express } from 'express';
 import type { GatewayContext } from './context';
+import { dashboardRouter } from './features/dashboard/serve-dashboard';
 import { errorHandler } from './http/error-handler';
 import { observeRequests } from './http/observe';
 import { assignRequestId } from './http/request-id';
@@ -21,6 +22,7 @@ export function buildApp(ctx: GatewayContext, timeouts: HttpTimeouts = DEFAULT_T
   app.use(assignRequestId());
   app.use(observeRequests(ctx.logger.child({ component: 'http' }), ctx.metrics));
   mountRoutes(app, routes, ctx, timeouts);
+  app.use(dashboardRouter());
   app.use(unmatchedRoute(routes));
   app.use(errorHandler(ctx.logger.child({ component: 'errors' })));
   return { app, longestBodyMs: longestBodyDeadlineMs(routes, timeouts) };

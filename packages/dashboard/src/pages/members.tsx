@@ -1,0 +1,4 @@
+import { placeholderPage } from '../components/placeholder-page.tsx';
+
+/** Placeholder: built on the dashboard's kit (see packages/dashboard/README.md). */
+export const MembersPage = placeholderPage('Members', '/projects/{id}/members');
