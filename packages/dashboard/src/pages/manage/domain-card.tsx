@@ -86,7 +86,7 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
         <button
           type="button"
           disabled={verify.busy}
-          aria-label={`Verify ${domain.name} now`}
+          aria-label={`Verify now: ${domain.name}`}
           onClick={async () => {
             const checked = await verify.run();
             if (checked) setDomain(checked);
@@ -98,7 +98,7 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
           type="button"
           class="secondary"
           disabled={rotate.busy}
-          aria-label={`Rotate the DKIM key of ${domain.name}`}
+          aria-label={`Rotate DKIM key: ${domain.name}`}
           onClick={async () => {
             const rotated = await rotate.run();
             if (rotated) setDomain(rotated);
