@@ -43,6 +43,7 @@ function WebhookActions({ webhook, onChanged, onAttempt, onSecret }: { webhook: 
           {webhook.enabled ? 'Disable' : 'Enable'}
         </button>
         <ConfirmButton
+          small={false}
           label="Rotate secret"
           title="Rotate the signing secret?"
           confirmLabel="Rotate secret"
@@ -52,6 +53,7 @@ function WebhookActions({ webhook, onChanged, onAttempt, onSecret }: { webhook: 
           <p>A new secret is made and shown once. For 24 hours deliveries carry signatures with both, so you can switch your receiver over.</p>
         </ConfirmButton>
         <ConfirmButton
+          small={false}
           label="Delete"
           title="Delete this webhook?"
           confirmLabel="Delete webhook"

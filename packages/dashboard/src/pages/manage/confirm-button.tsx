@@ -17,6 +17,8 @@ export interface ConfirmButtonProps<T> {
   /** What confirming does; its result goes to `onDone`. */
   action: () => Promise<T>;
   onDone: (result: T) => void;
+  /** A small button (in a table row); false beside full-size buttons. */
+  small?: boolean;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface ConfirmButtonProps<T> {
  * list of rows never holds several dialogs with the same ids). A refusal by the API is shown in
  * the dialog as the contract's `message`; focus goes back to the button when the dialog closes.
  */
-export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, children, action, onDone }: ConfirmButtonProps<T>) {
+export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, children, action, onDone, small = true }: ConfirmButtonProps<T>) {
   const [open, setOpen] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
   const act = useAction(action);
@@ -35,7 +37,7 @@ export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, childr
   };
   return (
     <>
-      <button type="button" class="secondary small" ref={opener} aria-label={ariaLabel} onClick={() => setOpen(true)}>
+      <button type="button" class={small ? 'secondary small' : 'secondary'} ref={opener} aria-label={ariaLabel} onClick={() => setOpen(true)}>
         {label}
       </button>
       {open && (

@@ -38,50 +38,38 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
         Last checked {formatDateTime(domain.lastCheckedAt)}; next check {formatDateTime(domain.nextCheckAt)}.
         {domain.verifiedAt && ` Verified ${formatDateTime(domain.verifiedAt)}.`}
       </p>
-      <div class="table-scroll">
-        <table>
-          <caption class="visually-hidden">DNS records to publish for {domain.name}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Record</th>
-              <th scope="col">Type</th>
-              <th scope="col">Name</th>
-              <th scope="col">Value</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {domain.records.map((record) => (
-              <tr key={`${record.record}-${record.name}-${record.selector ?? ''}`}>
-                <td>
-                  {purpose(record)}
-                  {!record.required && <span class="muted small"> optional</span>}
-                </td>
-                <td>
-                  {record.type}
-                  {record.priority !== undefined && <span class="muted small"> priority {record.priority}</span>}
-                </td>
-                <td>
-                  <span class="record-value">
-                    <code>{record.name}</code>
-                    <CopyButton value={record.name} label="Copy name" />
-                  </span>
-                </td>
-                <td>
-                  <span class="record-value">
-                    <code>{record.value}</code>
-                    <CopyButton value={record.value} label="Copy value" />
-                  </span>
-                </td>
-                <td>
-                  <StatusBadge status={record.status} />
-                  {record.status === 'failed' && record.found && record.found.length > 0 && <span class="muted small"> found: {record.found.join(' ')}</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <h3 class="records-title">DNS records to publish</h3>
+      <ul class="records">
+        {domain.records.map((record) => (
+          <li key={`${record.record}-${record.name}-${record.selector ?? ''}`} class="record">
+            <p class="record-head">
+              <strong>{purpose(record)}</strong> <span class="muted">{record.type}</span>
+              {record.priority !== undefined && <span class="muted small"> priority {record.priority}</span>}
+              {!record.required && <span class="muted small"> (optional)</span>} <StatusBadge status={record.status} />
+            </p>
+            <dl class="record-fields">
+              <dt>Name</dt>
+              <dd class="record-value">
+                <code>{record.name}</code>
+                <CopyButton value={record.name} label="Copy name" />
+              </dd>
+              <dt>Value</dt>
+              <dd class="record-value">
+                <code>{record.value}</code>
+                <CopyButton value={record.value} label="Copy value" />
+              </dd>
+              {record.status === 'failed' && record.found && record.found.length > 0 && (
+                <>
+                  <dt>Found</dt>
+                  <dd>
+                    <code>{record.found.join(' ')}</code>
+                  </dd>
+                </>
+              )}
+            </dl>
+          </li>
+        ))}
+      </ul>
       <div class="actions">
         <button
           type="button"
@@ -107,6 +95,7 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
           Rotate DKIM key
         </button>
         <ConfirmButton
+          small={false}
           label="Delete"
           ariaLabel={`Delete ${domain.name}`}
           title={`Delete the domain ${domain.name}?`}
