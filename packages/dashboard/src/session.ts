@@ -85,19 +85,22 @@ export function setProjects(projects: SessionProject[]): void {
   if (current) publish({ ...current, projects });
 }
 
-/** Signs out: revokes the token on the server (best effort) and forgets it here. */
+/** Signs out: forgets the session here and revokes its token on the server (best effort). */
 export async function signOut(): Promise<void> {
   const signedIn = current ? getClient() : null;
-  publish(null);
+  leave('You are signed out.');
   await signedIn?.auth.logout().catch(() => undefined);
-  setNotice('You are signed out.');
-  navigate('/signin');
 }
 
 /** Forgets a session the API no longer accepts and returns to sign-in with a message. */
 export function expireSession(message = 'Your session has expired or was revoked. Sign in again.'): void {
+  leave(message);
+}
+
+/** Back to sign-in with a message. In this order, before any re-render: the sign-in page reads the notice as it mounts. */
+function leave(notice: string): void {
+  setNotice(notice);
   publish(null);
-  setNotice(message);
   navigate('/signin', { replace: true });
 }
 

@@ -1,7 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { NAVIGATION } from '../routes.tsx';
 import { Link, useLocation } from '../router.tsx';
-import { type Session, signOut, switchProject } from '../session.ts';
+import { getClient, type Session, setProjects, signOut, switchProject } from '../session.ts';
+import { useApi } from '../use-api.ts';
 
 /**
  * The signed-in frame: a skip link, the header (project switcher, the user, "Sign out"), the
@@ -9,6 +10,13 @@ import { type Session, signOut, switchProject } from '../session.ts';
  */
 export function Layout({ session, children }: { session: Session; children: ComponentChildren }) {
   const { path } = useLocation();
+  // The projects as they are now (renamed, or added by an owner since sign-in); this also finds
+  // out at once when the session is no longer accepted.
+  useApi(async () => {
+    const projects = (await getClient().projects.list().toArray(1000)).map(({ id, name }) => ({ id, name }));
+    const changed = JSON.stringify(projects) !== JSON.stringify(session.projects);
+    if (changed && projects.length > 0) setProjects(projects);
+  }, [session.sessionToken]);
   return (
     <div class="layout">
       <a class="skip-link" href="#main">

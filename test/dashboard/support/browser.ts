@@ -1,0 +1,102 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Where each run writes the pages' screenshots (gitignored). */
+export const SCREENSHOT_DIR = path.resolve(__dirname, '../../../test-results/dashboard');
+
+// Headless, and nothing that reaches out to the network on its own (the machine has none).
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Chromium with a fresh profile (playwright makes a new user-data dir per launch). One per test file. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+}
+
+/** A new tab-set (its own sessionStorage) at desktop width, with every page error collected. */
+export async function newDashboardContext(browser: Browser): Promise<{ context: BrowserContext; page: Page; pageErrors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  // A step that cannot happen fails in seconds, naming what it waited for.
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const pageErrors: string[] = [];
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  return { context, page, pageErrors };
+}
+
+export const TEST_PASSWORD = 'correct horse battery';
+let accounts = 0;
+
+/** Signs a new person up through the dashboard's form; answers once the overview shows. */
+export async function signUpInBrowser(page: Page, baseUrl: string, email = `dash${++accounts}-${Date.now()}@example.com`): Promise<{ email: string; password: string }> {
+  await page.goto(`${baseUrl}/dashboard/signup`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(TEST_PASSWORD);
+  await page.getByLabel('Project name').fill('Acme');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  return { email, password: TEST_PASSWORD };
+}
+
+/** The session the dashboard keeps for the tab, for driving the API as the same person. */
+export async function sessionOf(page: Page): Promise<{ sessionToken: string; projectId: string }> {
+  const raw = await page.evaluate(() => sessionStorage.getItem('mailroom.session'));
+  if (!raw) throw new Error('The tab has no session.');
+  return JSON.parse(raw);
+}
+
+/**
+ * Serious and critical axe-core violations of the page as it is now, as readable lines. An
+ * email's content (the sandboxed frames) is left out: it is the sender's markup, not ours, and
+ * a frame where scripts may not run cannot host axe.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).exclude('iframe[sandbox]').analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/**
+ * Checks the page as it is now, at 1280 px and at 390 px wide: writes a full-page screenshot of
+ * each to test-results/dashboard/<name>-<width>.png and answers the axe-core violations found at
+ * either width (empty when there are none).
+ */
+export async function checkPage(page: Page, name: string): Promise<string[]> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const original = page.viewportSize() ?? { width: 1280, height: 900 };
+  const violations: string[] = [];
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}-${width}.png`), fullPage: true });
+    for (const v of await accessibilityViolations(page)) violations.push(`${width} px: ${v}`);
+  }
+  await page.setViewportSize(original);
+  return violations;
+}
+
+/** Retries `assertion` (which throws while it does not hold) until it passes or `timeoutMs` is over, then throws its last error. */
+export async function eventually<T>(assertion: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await assertion();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}

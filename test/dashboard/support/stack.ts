@@ -1,0 +1,62 @@
+import { loadConfig } from '@mailroom/core';
+import { startInbound, type RunningInbound } from '../../../services/inbound-smtp/src/start-inbound';
+import { startSender, type RunningSender } from '../../../services/sender/src/start-sender';
+import { createTestDatabase } from '../../support/databases';
+import { startTestGateway, testEnv, type TestGateway } from '../../support/gateway';
+import type { ApiClient } from '../../support/http';
+import { SmtpSink } from '../../support/smtp-sink';
+
+/** What the dashboard's browser tests run against: the real services on one database. */
+export interface DashboardStack {
+  /** The gateway's origin (`http://127.0.0.1:PORT`); the dashboard is at `${url}/dashboard`. */
+  url: string;
+  t: TestGateway;
+  sender: RunningSender;
+  inbound: RunningInbound;
+  /** Where the sender delivers every email (OUTBOUND_SMTP_URL). */
+  sink: SmtpSink;
+  /** The MX's port, for delivering received mail. */
+  mxPort: number;
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway (which serves the built dashboard), the sender relaying to an SMTP sink, and the
+ * MX with its processing, in this process, on a fresh database and queue prefix.
+ */
+export async function startDashboardStack(label: string, env: Record<string, string> = {}): Promise<DashboardStack> {
+  const database = await createTestDatabase(label);
+  const sink = await new SmtpSink({ starttls: false }).start();
+  const fullEnv = testEnv(database, {
+    OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+    SMTP_PORT: '0',
+    BOUNCE_DOMAIN: 'bounces.mailroom.test',
+    SMTP_RETRY_SCHEDULE: '1,1',
+    ALLOW_SIGNUP: 'true',
+    ...env,
+  });
+  const t = await startTestGateway({ database, env: fullEnv });
+  const config = loadConfig(fullEnv);
+  const sender = await startSender(config);
+  const inbound = await startInbound(config, { host: '127.0.0.1', drainTimeoutMs: 1000 });
+  return {
+    url: t.gateway.url,
+    t,
+    sender,
+    inbound,
+    sink,
+    mxPort: inbound.port,
+    async close() {
+      await inbound.stop();
+      await sender.stop();
+      await t.close();
+      await sink.stop();
+      await database.drop();
+    },
+  };
+}
+
+/** The API as the person signed in to `page` (their session and project), for setting up what a test needs. */
+export async function apiAsPage(stack: DashboardStack, session: { sessionToken: string; projectId: string }): Promise<ApiClient> {
+  return stack.t.api.as({ session: session.sessionToken, project: session.projectId });
+}
