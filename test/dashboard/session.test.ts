@@ -22,7 +22,7 @@ describe('the dashboard session', () => {
     await expect(page.getByLabel('Project').inputValue()).resolves.toMatch(/^proj_/);
     // Kept for the tab: sessionStorage, and nothing in localStorage or cookies.
     expect((await sessionOf(page)).sessionToken).toBeTruthy();
-    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate('localStorage.length')).toBe(0);
     expect(await context.cookies()).toEqual([]);
     // Another tab has no session: it is sent to sign-in.
     const other = await context.newPage();
@@ -60,7 +60,7 @@ describe('the dashboard session', () => {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Emails' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Mailroom' }).waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/session has expired/);
-    expect(await page.evaluate(() => sessionStorage.getItem('mailroom.session'))).toBeNull();
+    expect(await page.evaluate("sessionStorage.getItem('mailroom.session')")).toBeNull();
     await context.close();
   });
 });

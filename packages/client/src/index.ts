@@ -15,5 +15,6 @@ export type * from './resources/received-emails.ts';
 export type * from './resources/routes.ts';
 export type * from './resources/domains.ts';
 export type * from './resources/suppressions.ts';
+export type * from './resources/stats.ts';
 export type * from './resources/webhooks.ts';
 export type { components, operations, paths } from './generated/openapi.ts';

@@ -9,6 +9,7 @@ import { Projects } from './resources/projects.ts';
 import { ReceivedEmails } from './resources/received-emails.ts';
 import { Domains } from './resources/domains.ts';
 import { Routes } from './resources/routes.ts';
+import { StatsResource } from './resources/stats.ts';
 import { Suppressions } from './resources/suppressions.ts';
 import { Webhooks } from './resources/webhooks.ts';
 
@@ -54,6 +55,7 @@ export class Mailroom {
   readonly routes: Routes;
   readonly domains: Domains;
   readonly suppressions: Suppressions;
+  readonly stats: StatsResource;
   readonly webhooks: Webhooks;
   readonly auth: Auth;
 
@@ -67,6 +69,7 @@ export class Mailroom {
     this.routes = new Routes(http);
     this.domains = new Domains(http);
     this.suppressions = new Suppressions(http);
+    this.stats = new StatsResource(http);
     this.webhooks = new Webhooks(http);
     this.auth = new Auth(http);
   }

@@ -5,6 +5,7 @@ import { DnsServer } from '../../../test/support/dns-server';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway';
 import { allRoutes } from '../../../services/gateway/src/routes';
 import { Receiver } from '../../../services/webhook-dispatcher/test/support';
+import { appendEvents, inTransaction } from '@mailroom/db';
 import { Mailroom, MailroomError, VERSION, verifyWebhook } from '../src/index';
 import { rejectionOf } from './support/catch-error';
 import { recordingFetch } from './support/recording-fetch';
@@ -227,6 +228,26 @@ describe.each(['apiToken', 'session'] as const)('with %s authentication', (mode)
     expect(await client().suppressions.get(address.toUpperCase())).toMatchObject({ object: 'suppression', id: address, reason: 'bounce' });
     expect(await client().suppressions.remove(address)).toEqual({ object: 'suppression', id: address, deleted: true });
     await expectApiError(client().suppressions.get(address), 'not_found', 404);
+  });
+
+  test('when stats are asked for, then the counts come per bucket with totals and rates, and a bad interval is a validation_error', async () => {
+    // Each mode its own day, so the two runs of this test count only their own events.
+    const day = mode === 'apiToken' ? '2026-09-10' : '2026-09-11';
+    await inTransaction(t.gateway.ctx.pool, (db) =>
+      appendEvents(
+        db,
+        [1, 2, 3].map(() => ({ projectId: owner.projectId, subject: { kind: 'received_email', receivedEmailId: 'inb_stats' }, type: 'email.received', data: {}, createdAt: new Date(`${day}T10:30:00Z`) })),
+      ),
+    );
+    const stats = await client().stats.get({ from: `${day}T09:00:00Z`, to: `${day}T11:00:00Z`, interval: 'hour' });
+    expect(stats).toMatchObject({ object: 'stats', interval: 'hour', from: `${day}T09:00:00.000Z`, to: `${day}T11:00:00.000Z`, bounceRate: 0, complaintRate: 0 });
+    expect(stats.data.map((b) => [b.start, b.received, b.sent])).toEqual([
+      [`${day}T09:00:00.000Z`, 0, 0],
+      [`${day}T10:00:00.000Z`, 3, 0],
+    ]);
+    expect(stats.totals.received).toBe(3);
+    expect((await client().stats.get()).interval).toBe('day');
+    await expectApiError(client().stats.get({ interval: 'week' as 'day' }), 'validation_error', 422);
   });
 
   test('when the project is read, listed and updated, then its tracking defaults change', async () => {

@@ -40,11 +40,12 @@ export const queues = {
   }),
   /**
    * Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker
-   * died; look up the records of sending domains whose check is due.
+   * died; look up the records of sending domains whose check is due; add the outbox's new
+   * events to the hourly stats rollup.
    */
   senderMaintenance: defineQueue({
     name: 'sender-maintenance',
-    payload: z.object({ task: z.enum(['reconcile', 'check-domains']) }),
+    payload: z.object({ task: z.enum(['reconcile', 'check-domains', 'roll-up-stats']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
   /**

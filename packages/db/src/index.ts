@@ -17,3 +17,4 @@ export * from './feedback';
 export * from './domains';
 export * from './webhook-endpoints';
 export * from './webhook-deliveries';
+export * from './stats';

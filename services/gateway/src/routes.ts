@@ -9,6 +9,7 @@ import { memberRoutes } from './features/members/routes';
 import { projectRoutes } from './features/projects/routes';
 import { receivedRoutes } from './features/received/routes';
 import { routeRoutes } from './features/routes/routes';
+import { statsRoutes } from './features/stats/routes';
 import { suppressionRoutes } from './features/suppressions/routes';
 import { webhookDeliveryRoutes } from './features/webhooks/delivery-routes';
 import { webhookEndpointRoutes } from './features/webhooks/routes';
@@ -27,6 +28,7 @@ export function allRoutes(serverUrl: string): { routes: AnyRoute[]; document: Op
     ...emailRoutes,
     ...routeRoutes,
     ...suppressionRoutes,
+    ...statsRoutes,
     ...domainRoutes,
     ...webhookEndpointRoutes,
     ...webhookDeliveryRoutes,

@@ -19,7 +19,7 @@ import {
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { connectBackends, recordOutcomes, type OutcomeRecord } from '@mailroom/db';
+import { connectBackends, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
 import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
@@ -39,6 +39,8 @@ export interface RunningSender {
   reconcile(): Promise<number>;
   /** Checks the sending domains whose check is due now (the schedule does every RECONCILE_INTERVAL_SECONDS). Returns how many. */
   checkDomains(): Promise<number>;
+  /** Adds the outbox's new events to the stats rollup now (the schedule does every 10 s). Returns how many were read. */
+  rollUpStats(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -47,6 +49,9 @@ export interface RunningSender {
 const MAX_LOCK_MS = 30_000;
 // Recipient outcomes per transaction.
 const MAX_OUTCOMES_PER_COMMIT = 500;
+// How often the stats rollup catches up with the outbox: GET /stats aggregates the events past
+// its cursor live, so this bounds that tail to about 10 s of events.
+const STATS_ROLLUP_EVERY_MS = 10_000;
 
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
@@ -103,16 +108,19 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     if (appended > 0) events.committed();
     return checked;
   };
+  const rollUpStats = () => rollUpAllStats(pool);
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler per task for all senders: each tick is one job, so one sender runs it at a time.
-  for (const task of ['reconcile', 'check-domains'] as const) {
+  const every = { reconcile: config.reconcileIntervalSeconds * 1000, 'check-domains': config.reconcileIntervalSeconds * 1000, 'roll-up-stats': STATS_ROLLUP_EVERY_MS };
+  for (const task of ['reconcile', 'check-domains', 'roll-up-stats'] as const) {
     await maintenance.queue.upsertJobScheduler(
       task,
-      { every: config.reconcileIntervalSeconds * 1000 },
+      { every: every[task] },
       { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
     );
   }
-  const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => (payload.task === 'reconcile' ? reconcile() : checkDomains()), {
+  const tasks = { reconcile, 'check-domains': checkDomains, 'roll-up-stats': rollUpStats };
+  const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => tasks[payload.task](), {
     ...connection,
     concurrency: 1,
   });
@@ -134,6 +142,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     opsUrl: ops?.url,
     reconcile,
     checkDomains,
+    rollUpStats,
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.

@@ -53,7 +53,7 @@ export async function signUpInBrowser(page: Page, baseUrl: string, email = `dash
 
 /** The session the dashboard keeps for the tab, for driving the API as the same person. */
 export async function sessionOf(page: Page): Promise<{ sessionToken: string; projectId: string }> {
-  const raw = await page.evaluate(() => sessionStorage.getItem('mailroom.session'));
+  const raw = await page.evaluate<string | null>("sessionStorage.getItem('mailroom.session')");
   if (!raw) throw new Error('The tab has no session.');
   return JSON.parse(raw);
 }

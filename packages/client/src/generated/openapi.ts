@@ -444,6 +444,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Event counts per hour or day, and the bounce and complaint rates
+         * @description Counts the project's events by type in every UTC bucket of the range (zero-filled, oldest first), their totals, and the bounce rate (bounced / sent) and complaint rate (complained / delivered) over the range. `from` is truncated down and `to` rounded up to the interval; `from` must be before `to`, and the range may hold at most 1,000 buckets (else 422 `validation_error`). Exact at every moment: an hourly rollup plus the newest events counted live.
+         */
+        get: operations["getStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/domains": {
         parameters: {
             query?: never;
@@ -2022,6 +2042,88 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             createdAt: string;
+        };
+        Stats: {
+            /** @enum {string} */
+            object: "stats";
+            /** @enum {string} */
+            interval: "hour" | "day";
+            /**
+             * Format: date-time
+             * @description The start of the first bucket (the requested `from` truncated to the interval, UTC).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The end of the last bucket, exclusive (the requested `to` rounded up to the interval, UTC).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            to: string;
+            /** @description Every bucket of the range, oldest first; those without events are zero. */
+            data: components["schemas"]["StatsBucket"][];
+            totals: components["schemas"]["StatsCounts"];
+            /**
+             * @description bounced / sent over the whole range (0 when nothing was sent): a rate mailbox providers judge a sender by.
+             * @example 0.012
+             */
+            bounceRate: number;
+            /**
+             * @description complained / delivered over the whole range (0 when nothing was delivered): a rate mailbox providers judge a sender by.
+             * @example 0.012
+             */
+            complaintRate: number;
+        };
+        StatsBucket: {
+            /**
+             * Format: date-time
+             * @description The start of the bucket (UTC); it lasts one interval.
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            start: string;
+            /** @description `email.sent` events: recipients whose delivery began. */
+            sent: number;
+            /** @description `email.delivered` events. */
+            delivered: number;
+            /** @description `email.delivery_delayed` events (each deferral). */
+            deliveryDelayed: number;
+            /** @description `email.bounced` events. */
+            bounced: number;
+            /** @description `email.complained` events. */
+            complained: number;
+            /** @description `email.failed` events. */
+            failed: number;
+            /** @description `email.suppressed` events. */
+            suppressed: number;
+            /** @description `email.opened` events of people (`is_bot` false): privacy proxies and prefetchers are not counted. */
+            opened: number;
+            /** @description `email.clicked` events of people (`is_bot` false): link scanners are not counted. */
+            clicked: number;
+            /** @description `email.received` events (one per matching route). */
+            received: number;
+        };
+        /** @description The project's events by type, summed over the whole range. */
+        StatsCounts: {
+            /** @description `email.sent` events: recipients whose delivery began. */
+            sent: number;
+            /** @description `email.delivered` events. */
+            delivered: number;
+            /** @description `email.delivery_delayed` events (each deferral). */
+            deliveryDelayed: number;
+            /** @description `email.bounced` events. */
+            bounced: number;
+            /** @description `email.complained` events. */
+            complained: number;
+            /** @description `email.failed` events. */
+            failed: number;
+            /** @description `email.suppressed` events. */
+            suppressed: number;
+            /** @description `email.opened` events of people (`is_bot` false): privacy proxies and prefetchers are not counted. */
+            opened: number;
+            /** @description `email.clicked` events of people (`is_bot` false): link scanners are not counted. */
+            clicked: number;
+            /** @description `email.received` events (one per matching route). */
+            received: number;
         };
         CreateDomainRequest: {
             /**
@@ -5916,6 +6018,87 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `missing_required_field`, `validation_error` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limit_exceeded` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_server_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getStats: {
+        parameters: {
+            query?: {
+                /** @description The start of the range (ISO 8601), truncated down to the interval in UTC. Default: `to` minus 30 days (`day`) or 24 hours (`hour`). */
+                from?: string;
+                /** @description The end of the range (ISO 8601, exclusive), rounded up to the interval in UTC. Default: now. */
+                to?: string;
+                /** @description The bucket size: `hour` or `day` (UTC). At most 1,000 buckets: hours cover at most about 41 days. */
+                interval?: "hour" | "day";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stats"];
+                };
+            };
+            /** @description `missing_api_key`, `invalid_session` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

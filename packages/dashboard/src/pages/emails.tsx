@@ -50,7 +50,6 @@ export function EmailsPage(_props: PageProps) {
       <PageHeading title="Emails" description="Every email this project sent, newest first." />
       <form
         class="inline"
-        role="search"
         aria-label="Filter emails"
         onSubmit={(event) => {
           event.preventDefault();

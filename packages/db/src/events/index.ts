@@ -2,3 +2,4 @@ export * from './append-events';
 export * from './present-event';
 export * from './read-outbox';
 export * from './reconcile-outbox';
+export * from './outbox-cursors';

@@ -41,6 +41,15 @@ interface OutboxRow {
   position: string;
 }
 
+/**
+ * The rule of `readOutbox` as SQL, for followers that aggregate in the database instead of
+ * reading rows (the stats rollup): events of `email_events` after the cursor in parameters
+ * `$1` (xact id) and `$2` (position) whose transaction has ended. Order by
+ * `email_events.xact_id, email_events.position`.
+ */
+export const READABLE_AFTER_CURSOR = `(email_events.xact_id, email_events.position) > ($1::xid8, $2::bigint)
+              AND email_events.xact_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
 // The ORDER BY names the table's columns: a bare `position` would sort by the text alias of the
 // select list ("10" before "9"), and a page would skip events below its last one.
 /**
@@ -59,8 +68,7 @@ export async function readOutbox(db: Queryable, after: OutboxCursor, limit: numb
     text: `SELECT id, project_id, email_id, recipient, received_email_id, webhook_id, type, data, created_at,
                   xact_id::text AS xact_id, position::text AS position
              FROM email_events
-            WHERE (xact_id, position) > ($1::xid8, $2::bigint)
-              AND xact_id < pg_snapshot_xmin(pg_current_snapshot())
+            WHERE ${READABLE_AFTER_CURSOR}
             ORDER BY email_events.xact_id, email_events.position
             LIMIT $3`,
     values: [after.xactId, after.position, limit],

@@ -1,5 +1,5 @@
 import type { DeliveryKey } from '@mailroom/core';
-import { type OutboxCursor, readOutbox } from '../events';
+import { lockOutboxCursor, moveOutboxCursor, type OutboxCursor, readOutbox, readOutboxCursor } from '../events';
 import { inTransaction, type Pool } from '../pool';
 
 /** The outbox follower whose cursor the fan-out moves (a row of `outbox_cursors`). */
@@ -22,17 +22,8 @@ export interface FanOutResult {
  */
 export async function fanOutEvents(pool: Pool, limit: number): Promise<FanOutResult> {
   return inTransaction(pool, async (client) => {
-    await client.query({
-      name: 'mailroom-webhook-cursor-ensure',
-      text: 'INSERT INTO outbox_cursors (consumer) VALUES ($1) ON CONFLICT DO NOTHING',
-      values: [WEBHOOKS_CONSUMER],
-    });
-    const { rows } = await client.query<OutboxCursor>({
-      name: 'mailroom-webhook-cursor-lock',
-      text: 'SELECT xact_id::text AS "xactId", position::text AS position FROM outbox_cursors WHERE consumer = $1 FOR UPDATE',
-      values: [WEBHOOKS_CONSUMER],
-    });
-    const page = await readOutbox(client, rows[0] as OutboxCursor, limit);
+    const cursor = (await lockOutboxCursor(client, WEBHOOKS_CONSUMER)) as OutboxCursor;
+    const page = await readOutbox(client, cursor, limit);
     if (page.events.length === 0) return { events: 0, deliveries: [] };
     const inserted = await client.query<{ event_id: string; webhook_id: string }>({
       name: 'mailroom-webhook-fan-out',
@@ -48,21 +39,12 @@ export async function fanOutEvents(pool: Pool, limit: number): Promise<FanOutRes
              RETURNING event_id, webhook_id`,
       values: [page.events.map((e) => e.id)],
     });
-    await client.query({
-      name: 'mailroom-webhook-cursor-move',
-      text: 'UPDATE outbox_cursors SET xact_id = $2::xid8, position = $3::bigint, updated_at = now() WHERE consumer = $1',
-      values: [WEBHOOKS_CONSUMER, page.cursor.xactId, page.cursor.position],
-    });
+    await moveOutboxCursor(client, WEBHOOKS_CONSUMER, page.cursor);
     return { events: page.events.length, deliveries: inserted.rows.map((r) => ({ eventId: r.event_id, webhookId: r.webhook_id })) };
   });
 }
 
 /** The `webhooks` follower's cursor, for `reconcileOutbox`; the start of the outbox before its first fan-out. */
-export async function readWebhookCursor(pool: Pool): Promise<OutboxCursor> {
-  const { rows } = await pool.query<OutboxCursor>({
-    name: 'mailroom-webhook-cursor-read',
-    text: 'SELECT xact_id::text AS "xactId", position::text AS position FROM outbox_cursors WHERE consumer = $1',
-    values: [WEBHOOKS_CONSUMER],
-  });
-  return rows[0] ?? { xactId: '0', position: '0' };
+export function readWebhookCursor(pool: Pool): Promise<OutboxCursor> {
+  return readOutboxCursor(pool, WEBHOOKS_CONSUMER);
 }

@@ -1,0 +1,3 @@
+export * from './read-stats';
+export * from './roll-up-stats';
+export * from './stat-types';
