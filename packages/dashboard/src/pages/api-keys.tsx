@@ -63,38 +63,40 @@ export function ApiKeysPage(_props: PageProps) {
         </form>
         <ApiError error={create.error} />
       </section>
-      <DataTable
-        caption="API keys"
-        pages={pages}
-        empty={
-          <EmptyState title="No API keys yet">
-            <p>Create a key above, then send a first email with it:</p>
-            <pre>{firstEmailCommand('mr_…')}</pre>
-          </EmptyState>
-        }
-        columns={[
-          { header: 'Name', cell: (k) => k.name },
-          { header: 'Permission', cell: (k) => (k.permission === 'full_access' ? 'Full access' : 'Sending only') },
-          { header: 'Token', cell: (k) => <code>{k.tokenStart}…</code>, wide: true },
-          { header: 'Created', cell: (k) => formatDateTime(k.createdAt), wide: true },
-          { header: 'Last used', cell: (k) => formatDateTime(k.lastUsedAt), wide: true },
-          {
-            header: 'Actions',
-            cell: (k) => (
-              <ConfirmButton
-                label="Revoke"
-                ariaLabel={`Revoke key ${k.name}`}
-                title={`Revoke the key “${k.name}”?`}
-                confirmLabel="Revoke key"
-                action={() => getClient().apiKeys.revoke(k.id)}
-                onDone={pages.reload}
-              >
-                <p>Applications using it are refused from now on. This cannot be undone.</p>
-              </ConfirmButton>
-            ),
-          },
-        ]}
-      />
+      <div class="wrap-cells">
+        <DataTable
+          caption="API keys"
+          pages={pages}
+          empty={
+            <EmptyState title="No API keys yet">
+              <p>Create a key above, then send a first email with it:</p>
+              <pre>{firstEmailCommand('mr_…')}</pre>
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Name', cell: (k) => k.name },
+            { header: 'Permission', cell: (k) => (k.permission === 'full_access' ? 'Full access' : 'Sending only') },
+            { header: 'Token', cell: (k) => <code>{k.tokenStart}…</code>, wide: true },
+            { header: 'Created', cell: (k) => formatDateTime(k.createdAt), wide: true },
+            { header: 'Last used', cell: (k) => formatDateTime(k.lastUsedAt), wide: true },
+            {
+              header: 'Actions',
+              cell: (k) => (
+                <ConfirmButton
+                  label="Revoke"
+                  ariaLabel={`Revoke key ${k.name}`}
+                  title={`Revoke the key “${k.name}”?`}
+                  confirmLabel="Revoke key"
+                  action={() => getClient().apiKeys.revoke(k.id)}
+                  onDone={pages.reload}
+                >
+                  <p>Applications using it are refused from now on. This cannot be undone.</p>
+                </ConfirmButton>
+              ),
+            },
+          ]}
+        />
+      </div>
     </>
   );
 }

@@ -66,35 +66,37 @@ export function MembersPage(_props: PageProps) {
           Only the project's owners can add or remove members. Ask an owner to change who has access.
         </p>
       )}
-      <DataTable
-        caption="Members"
-        pages={pages}
-        empty={<EmptyState title="No members" />}
-        columns={[
-          { header: 'Email', cell: (m) => (m.id === session?.user.id ? `${m.email} (you)` : m.email) },
-          { header: 'Role', cell: (m) => (m.role === 'owner' ? 'Owner' : 'Member') },
-          { header: 'Joined', cell: (m) => formatDateTime(m.createdAt), wide: true },
-          ...(isOwner
-            ? [
-                {
-                  header: 'Actions',
-                  cell: (m: Member) => (
-                    <ConfirmButton
-                      label="Remove"
-                      ariaLabel={`Remove ${m.email}`}
-                      title={`Remove ${m.email} from the project?`}
-                      confirmLabel="Remove member"
-                      action={() => getClient().members.remove(projectId, m.id)}
-                      onDone={pages.reload}
-                    >
-                      <p>They can no longer sign in to this project. Their account stays.</p>
-                    </ConfirmButton>
-                  ),
-                },
-              ]
-            : []),
-        ]}
-      />
+      <div class="wrap-cells">
+        <DataTable
+          caption="Members"
+          pages={pages}
+          empty={<EmptyState title="No members" />}
+          columns={[
+            { header: 'Email', cell: (m) => (m.id === session?.user.id ? `${m.email} (you)` : m.email) },
+            { header: 'Role', cell: (m) => (m.role === 'owner' ? 'Owner' : 'Member') },
+            { header: 'Joined', cell: (m) => formatDateTime(m.createdAt), wide: true },
+            ...(isOwner
+              ? [
+                  {
+                    header: 'Actions',
+                    cell: (m: Member) => (
+                      <ConfirmButton
+                        label="Remove"
+                        ariaLabel={`Remove ${m.email}`}
+                        title={`Remove ${m.email} from the project?`}
+                        confirmLabel="Remove member"
+                        action={() => getClient().members.remove(projectId, m.id)}
+                        onDone={pages.reload}
+                      >
+                        <p>They can no longer sign in to this project. Their account stays.</p>
+                      </ConfirmButton>
+                    ),
+                  },
+                ]
+              : []),
+          ]}
+        />
+      </div>
     </>
   );
 }

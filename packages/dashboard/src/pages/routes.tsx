@@ -76,44 +76,46 @@ export function RoutesPage(_props: PageProps) {
           onCancel={editing ? () => setEditing(null) : undefined}
         />
       </section>
-      <DataTable
-        caption="Routes"
-        pages={pages}
-        empty={
-          <EmptyState title="No routes yet">
-            <p>Create a route above, point the domain's MX record at this Mailroom, and mail to it appears under Received.</p>
-          </EmptyState>
-        }
-        columns={[
-          { header: 'Match', cell: (r) => <Link to={`/received?routeId=${encodeURIComponent(r.id)}`}>{r.match}</Link> },
-          { header: 'Name', cell: (r) => r.name ?? '—' },
-          { header: 'Id', cell: (r) => <code>{r.id}</code>, wide: true },
-          { header: 'Created', cell: (r) => formatDateTime(r.createdAt), wide: true },
-          {
-            header: 'Actions',
-            cell: (r) => (
-              <div class="row-actions">
-                <button type="button" class="secondary small" aria-label={`Edit route ${r.match}`} onClick={() => setEditing(r)}>
-                  Edit
-                </button>
-                <ConfirmButton
-                  label="Delete"
-                  ariaLabel={`Delete route ${r.match}`}
-                  title={`Delete the route ${r.match}?`}
-                  confirmLabel="Delete route"
-                  action={() => getClient().routes.remove(r.id)}
-                  onDone={() => {
-                    if (editing?.id === r.id) setEditing(null);
-                    pages.reload();
-                  }}
-                >
-                  <p>Mail to these addresses is refused from now on. Mail already received stays.</p>
-                </ConfirmButton>
-              </div>
-            ),
-          },
-        ]}
-      />
+      <div class="wrap-cells">
+        <DataTable
+          caption="Routes"
+          pages={pages}
+          empty={
+            <EmptyState title="No routes yet">
+              <p>Create a route above, point the domain's MX record at this Mailroom, and mail to it appears under Received.</p>
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Match', cell: (r) => <Link to={`/received?routeId=${encodeURIComponent(r.id)}`}>{r.match}</Link> },
+            { header: 'Name', cell: (r) => r.name ?? '—' },
+            { header: 'Id', cell: (r) => <code>{r.id}</code>, wide: true },
+            { header: 'Created', cell: (r) => formatDateTime(r.createdAt), wide: true },
+            {
+              header: 'Actions',
+              cell: (r) => (
+                <div class="row-actions">
+                  <button type="button" class="secondary small" aria-label={`Edit route ${r.match}`} onClick={() => setEditing(r)}>
+                    Edit
+                  </button>
+                  <ConfirmButton
+                    label="Delete"
+                    ariaLabel={`Delete route ${r.match}`}
+                    title={`Delete the route ${r.match}?`}
+                    confirmLabel="Delete route"
+                    action={() => getClient().routes.remove(r.id)}
+                    onDone={() => {
+                      if (editing?.id === r.id) setEditing(null);
+                      pages.reload();
+                    }}
+                  >
+                    <p>Mail to these addresses is refused from now on. Mail already received stays.</p>
+                  </ConfirmButton>
+                </div>
+              ),
+            },
+          ]}
+        />
+      </div>
     </>
   );
 }

@@ -35,22 +35,24 @@ export function WebhooksPage(_props: PageProps) {
           }}
         />
       </section>
-      <DataTable
-        caption="Webhooks"
-        pages={pages}
-        empty={
-          <EmptyState title="No webhooks yet">
-            <p>Create one above to be told when mail is delivered, bounces, is opened or arrives.</p>
-          </EmptyState>
-        }
-        columns={[
-          { header: 'Endpoint', cell: (w) => <Link to={`/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</Link> },
-          { header: 'State', cell: (w) => <WebhookState webhook={w} /> },
-          { header: 'Events', cell: (w) => w.events.join(', '), wide: true },
-          { header: 'Description', cell: (w) => w.description ?? '—', wide: true },
-          { header: 'Created', cell: (w) => formatDateTime(w.createdAt), wide: true },
-        ]}
-      />
+      <div class="wrap-cells">
+        <DataTable
+          caption="Webhooks"
+          pages={pages}
+          empty={
+            <EmptyState title="No webhooks yet">
+              <p>Create one above to be told when mail is delivered, bounces, is opened or arrives.</p>
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Endpoint', cell: (w) => <Link to={`/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</Link> },
+            { header: 'State', cell: (w) => <WebhookState webhook={w} /> },
+            { header: 'Events', cell: (w) => w.events.join(', '), wide: true },
+            { header: 'Description', cell: (w) => w.description ?? '—', wide: true },
+            { header: 'Created', cell: (w) => formatDateTime(w.createdAt), wide: true },
+          ]}
+        />
+      </div>
     </>
   );
 }

@@ -63,43 +63,45 @@ export function WebhookAttempts({ webhookId, round }: { webhookId: string; round
           Refresh
         </button>
       </form>
-      <DataTable
-        caption="Delivery attempts"
-        pages={pages}
-        empty={
-          <EmptyState title={applied.outcome || applied.eventId ? 'No attempt matches' : 'No deliveries yet'}>
-            <p>Events appear here as they are delivered. “Send test event” delivers one now.</p>
-          </EmptyState>
-        }
-        columns={[
-          { header: 'When', cell: (a) => formatDateTime(a.createdAt) },
-          { header: 'Result', cell: (a) => <StatusBadge status={a.success ? 'success' : 'failed'} /> },
-          { header: 'Status code', cell: (a) => (a.responseStatus === null ? <span title={a.error ?? undefined}>none</span> : String(a.responseStatus)) },
-          { header: 'Duration', cell: (a) => `${a.durationMs} ms`, wide: true },
-          {
-            header: 'Event',
-            cell: (a) => (
-              <>
-                {a.eventType}
-                <br />
-                <code class="small">{a.eventId}</code>
-              </>
-            ),
-          },
-          { header: 'Attempt', cell: (a) => `#${a.attempt} (${a.trigger})`, wide: true },
-          { header: 'Next retry', cell: (a) => formatDateTime(a.nextRetryAt), wide: true },
-          {
-            header: 'Response',
-            wide: true,
-            cell: (a) => (
-              <>
-                {a.error && <p class="small">{a.error}</p>}
-                {a.responseBody ? <pre class="response-body">{a.responseBody}</pre> : <span class="muted">—</span>}
-              </>
-            ),
-          },
-        ]}
-      />
+      <div class="wrap-cells">
+        <DataTable
+          caption="Delivery attempts"
+          pages={pages}
+          empty={
+            <EmptyState title={applied.outcome || applied.eventId ? 'No attempt matches' : 'No deliveries yet'}>
+              <p>Events appear here as they are delivered. “Send test event” delivers one now.</p>
+            </EmptyState>
+          }
+          columns={[
+            { header: 'When', cell: (a) => formatDateTime(a.createdAt) },
+            { header: 'Result', cell: (a) => <StatusBadge status={a.success ? 'success' : 'failed'} /> },
+            { header: 'Status code', cell: (a) => (a.responseStatus === null ? <span title={a.error ?? undefined}>none</span> : String(a.responseStatus)) },
+            { header: 'Duration', cell: (a) => `${a.durationMs} ms`, wide: true },
+            {
+              header: 'Event',
+              cell: (a) => (
+                <>
+                  {a.eventType}
+                  <br />
+                  <code class="small">{a.eventId}</code>
+                </>
+              ),
+            },
+            { header: 'Attempt', cell: (a) => `#${a.attempt} (${a.trigger})`, wide: true },
+            { header: 'Next retry', cell: (a) => formatDateTime(a.nextRetryAt), wide: true },
+            {
+              header: 'Response',
+              wide: true,
+              cell: (a) => (
+                <>
+                  {a.error && <p class="small">{a.error}</p>}
+                  {a.responseBody ? <pre class="response-body">{a.responseBody}</pre> : <span class="muted">—</span>}
+                </>
+              ),
+            },
+          ]}
+        />
+      </div>
     </section>
   );
 }
