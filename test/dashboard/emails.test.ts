@@ -72,6 +72,15 @@ describe('the dashboard: overview and sent emails', () => {
     await expect(frameElement.getAttribute('srcdoc')).resolves.toContain('img-src https: data: cid:');
     await eventually(async () => expect(tracker.length).toBeGreaterThan(0)); // asked for only after the click
     expect(await checkPage(page, 'email-detail')).toEqual([]);
+
+    // The overview counts them (GET /stats), per hour over the last 24 hours.
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview' }).click();
+    await page.getByLabel('Range').selectOption('24h');
+    await page.getByRole('img', { name: /^Sent: 2 in all, at most 2/ }).waitFor();
+    await page.getByRole('img', { name: /^Delivered: 2 in all/ }).waitFor();
+    await page.getByRole('img', { name: /^Bounced: 0 in all\.$/ }).waitFor();
+    await expect(page.locator('.card', { hasText: 'Bounce rate' }).textContent()).resolves.toContain('0.00 %');
+    expect(await checkPage(page, 'overview-with-mail')).toEqual([]);
     expect(pageErrors).toEqual([]);
     await context.close();
   });

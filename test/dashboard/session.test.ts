@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { launchBrowser, newDashboardContext, sessionOf, signUpInBrowser, TEST_PASSWORD } from './support/browser';
+import { checkPage, launchBrowser, newDashboardContext, sessionOf, signUpInBrowser, TEST_PASSWORD } from './support/browser';
 import { startDashboardStack, type DashboardStack } from './support/stack';
 
 jest.setTimeout(60_000);
@@ -17,6 +17,8 @@ describe('the dashboard session', () => {
 
   test('when someone signs up, signs out and signs in again, then each step lands on the right page and the session lives in the tab only', async () => {
     const { context, page, pageErrors } = await newDashboardContext(browser);
+    await page.goto(`${stack.url}/dashboard/signup`);
+    expect(await checkPage(page, 'signup')).toEqual([]);
     const { email } = await signUpInBrowser(page, stack.url);
     expect(page.url()).toBe(`${stack.url}/dashboard/`);
     await expect(page.getByLabel('Project').inputValue()).resolves.toMatch(/^proj_/);
@@ -34,6 +36,7 @@ describe('the dashboard session', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sign in to Mailroom' }).waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('You are signed out');
+    expect(await checkPage(page, 'signin')).toEqual([]);
     // Signing out revoked the token on the server, not only in the tab.
     const after = await stack.t.api.get('/projects', { session: sessionToken, project: projectId });
     expect(after.status).toBe(401);

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import type { CursorPages } from '../use-api.ts';
 import { ApiError } from './api-error.tsx';
 import { Loading } from './loading.tsx';
+import { TableScroll } from './table-scroll.tsx';
 
 /** One column: its header and how to show a row's cell. */
 export interface Column<T> {
@@ -31,7 +32,7 @@ export function DataTable<T extends { id: string }>({ caption, columns, pages, e
   if (rows.length === 0 && !pages.hasPrevious) return <>{empty}</>;
   return (
     <div class="data-table">
-      <div class="table-scroll">
+      <TableScroll label={caption}>
         <table aria-busy={pages.loading}>
           <caption class="visually-hidden">{caption}</caption>
           <thead>
@@ -55,7 +56,7 @@ export function DataTable<T extends { id: string }>({ caption, columns, pages, e
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <Pager pages={pages} />
     </div>
   );

@@ -10,6 +10,7 @@ import type { PageProps } from '../routes.tsx';
 import { Link } from '../router.tsx';
 import { getClient } from '../session.ts';
 import { useApi } from '../use-api.ts';
+import { TableScroll } from '../components/table-scroll.tsx';
 
 /** One sent email: its fields, each recipient's status, the timeline, and the content. */
 export function EmailDetailPage({ params }: PageProps) {
@@ -54,7 +55,7 @@ export function EmailDetailPage({ params }: PageProps) {
         ]}
       />
       <h2>Recipients</h2>
-      <div class="table-scroll">
+      <TableScroll label="Recipients">
         <table>
           <caption class="visually-hidden">Recipients and their statuses</caption>
           <thead>
@@ -85,7 +86,7 @@ export function EmailDetailPage({ params }: PageProps) {
             ))}
           </tbody>
         </table>
-      </div>
+      </TableScroll>
       <h2>Timeline</h2>
       <Timeline events={e.events} />
       <h2>Content</h2>

@@ -8,22 +8,13 @@ import { StatusBadge } from '../components/status-badge.tsx';
 import { formatDateTime } from '../format.ts';
 import type { PageProps } from '../routes.tsx';
 import { Link, navigate, useLocation } from '../router.tsx';
-import { API_BASE_URL, getClient } from '../session.ts';
+import { getClient } from '../session.ts';
+import { firstSendCommand } from '../first-send-command.ts';
 import { useCursorPages } from '../use-api.ts';
 
 type EmailStatus = NonNullable<ListEmailsQuery['status']>;
 const STATUSES: readonly EmailStatus[] = ['scheduled', 'queued', 'sent', 'delivery_delayed', 'delivered', 'bounced', 'complained', 'failed', 'suppressed', 'canceled'];
 const PAGE_SIZE = 20;
-
-/** The command that sends a first email, for the empty state (with a key from the API keys page). */
-export function firstSendCommand(): string {
-  return [
-    `curl -X POST ${API_BASE_URL}/emails \\`,
-    `  -H "Authorization: Bearer $MAILROOM_API_KEY" \\`,
-    `  -H "Content-Type: application/json" \\`,
-    `  -d '{"from": "you@your-domain.example", "to": "delivered@sandbox.mailroom.test", "subject": "Hello", "text": "My first email"}'`,
-  ].join('\n');
-}
 
 /** Sent emails, newest first: filter by status, search by recipient, page through. */
 export function EmailsPage(_props: PageProps) {

@@ -12,6 +12,7 @@ import { Link } from '../router.tsx';
 import { getClient } from '../session.ts';
 import { useAction, useApi } from '../use-api.ts';
 import { formatMailbox } from './received.tsx';
+import { TableScroll } from '../components/table-scroll.tsx';
 
 type Verdict = { result?: string; domain?: string; selector?: string; aligned?: boolean; policy?: string };
 
@@ -28,7 +29,7 @@ function Authentication({ authentication }: { authentication: ReceivedEmail['aut
     ['ARC', authentication.arc as Verdict | undefined, ''],
   ];
   return (
-    <div class="table-scroll">
+    <TableScroll label="Authentication verdicts">
       <table>
         <caption class="visually-hidden">Authentication verdicts</caption>
         <thead>
@@ -52,7 +53,7 @@ function Authentication({ authentication }: { authentication: ReceivedEmail['aut
           ))}
         </tbody>
       </table>
-    </div>
+    </TableScroll>
   );
 }
 
