@@ -5,18 +5,16 @@ import { DataTable } from '../components/data-table.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { Field } from '../components/field.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
+import { firstSendCommand } from '../first-send-command.ts';
 import { formatDateTime } from '../format.ts';
 import type { PageProps } from '../routes.tsx';
-import { API_BASE_URL, getClient } from '../session.ts';
+import { getClient } from '../session.ts';
 import { useAction, useCursorPages } from '../use-api.ts';
 import { ConfirmButton } from './manage/confirm-button.tsx';
 import { ShownOnce } from './manage/shown-once.tsx';
 
-/** The curl command that sends a first email with a new key (the empty state's "what next"). */
-function firstEmailCommand(token: string): string {
-  const body = JSON.stringify({ from: 'you@your-domain.example', to: 'delivered@sandbox.mailroom.test', subject: 'Hello from Mailroom', text: 'It works.' });
-  return `curl -X POST ${API_BASE_URL}/emails \\\n  -H 'Authorization: Bearer ${token}' \\\n  -H 'Content-Type: application/json' \\\n  -d '${body}'`;
-}
+/** The shell's first-send command, with the new key's token in place of the variable. */
+const firstSendWith = (token: string) => firstSendCommand().replace('$MAILROOM_API_KEY', token);
 
 /** The project's API keys: create one (its token shown once), list them, revoke with a confirmation. */
 export function ApiKeysPage(_props: PageProps) {
@@ -32,7 +30,7 @@ export function ApiKeysPage(_props: PageProps) {
       {created && (
         <ShownOnce title={`Key “${created.name}” created`} what="token" value={created.token} onDismiss={() => setCreated(null)}>
           <p>Send a first email with it (the sandbox address delivers without any network):</p>
-          <pre>{firstEmailCommand(created.token)}</pre>
+          <pre>{firstSendWith(created.token)}</pre>
         </ShownOnce>
       )}
       <section class="panel" aria-labelledby="create-key-title">
@@ -70,7 +68,7 @@ export function ApiKeysPage(_props: PageProps) {
           empty={
             <EmptyState title="No API keys yet">
               <p>Create a key above, then send a first email with it:</p>
-              <pre>{firstEmailCommand('mr_…')}</pre>
+              <pre>{firstSendCommand()}</pre>
             </EmptyState>
           }
           columns={[
