@@ -223,6 +223,20 @@ describe('dashboard management pages in a real browser', () => {
     await owner.getByLabel('Email').fill(MEMBER);
     await owner.getByRole('button', { name: 'Add member' }).click();
     await owner.getByRole('button', { name: `Remove ${MEMBER}` }).waitFor();
+    // Roles: promoted and demoted again from the page; demoting the last owner shows the API's refusal.
+    const ownerApi = await sessionApi(owner);
+    const roleOf = async (email: string) => {
+      const list = await ownerApi.get(`/projects/${ownerApi.projectId}/members`);
+      return list.body.data.find((m: { email: string }) => m.email === email)?.role;
+    };
+    await owner.getByLabel(`Role of ${MEMBER}`).selectOption('owner');
+    await until(async () => (await roleOf(MEMBER)) === 'owner', 10_000, 'the member promoted');
+    await owner.getByLabel(`Role of ${MEMBER}`).selectOption('member');
+    await until(async () => (await roleOf(MEMBER)) === 'member', 10_000, 'the member demoted');
+    await owner.getByLabel(`Role of ${OWNER}`).selectOption('member');
+    await owner.getByText('The last owner of a project cannot be demoted.').waitFor();
+    expect(await owner.getByLabel(`Role of ${OWNER}`).inputValue()).toBe('owner');
+    expect(await roleOf(OWNER)).toBe('owner');
     await checkPageClean(owner, 'members-owner');
 
     const { page: member } = await newDashboardContext(browser);
@@ -235,7 +249,8 @@ describe('dashboard management pages in a real browser', () => {
     await member.getByLabel('Project').selectOption((await sessionApi(owner)).projectId);
     await openFromNavigation(member, 'Members', 'Members');
     await member.getByRole('cell', { name: `${MEMBER} (you)` }).waitFor();
-    await member.getByText("Only the project's owners can add or remove members.").waitFor();
+    await member.getByText("Only the project's owners can add or remove members or change their roles.").waitFor();
+    expect(await member.getByRole('combobox', { name: /^Role of / }).count()).toBe(0);
     expect(await member.getByRole('button', { name: 'Add member' }).count()).toBe(0);
     expect(await member.getByRole('button', { name: /^Remove / }).count()).toBe(0);
     await checkPageClean(member, 'members-not-owner');

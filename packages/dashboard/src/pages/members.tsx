@@ -46,8 +46,31 @@ function AddMemberForm({ projectId, onAdded }: { projectId: string; onAdded: () 
   );
 }
 
+/** An owner's control for one member's role; the API refuses demoting the last owner (409), shown as its message. */
+function RoleSelect({ projectId, member, onChanged }: { projectId: string; member: Member; onChanged: () => void }) {
+  const change = useAction((role: Member['role']) => getClient().members.update(projectId, member.id, { role }));
+  return (
+    <>
+      <select
+        aria-label={`Role of ${member.email}`}
+        value={member.role}
+        disabled={change.busy}
+        onChange={async (e) => {
+          const select = e.currentTarget;
+          if (await change.run(select.value as Member['role'])) onChanged();
+          else select.value = member.role;
+        }}
+      >
+        <option value="member">Member</option>
+        <option value="owner">Owner</option>
+      </select>
+      <ApiError error={change.error} />
+    </>
+  );
+}
+
 /**
- * The project's people. Everyone sees the list; adding and removing are for owners (the API
+ * The project's people. Everyone sees the list; adding, removing and changing roles are for owners (the API
  * refuses others), so a member sees why the actions are not there.
  */
 export function MembersPage(_props: PageProps) {
@@ -63,7 +86,7 @@ export function MembersPage(_props: PageProps) {
       {isOwner && <AddMemberForm projectId={projectId} onAdded={pages.reload} />}
       {me && !isOwner && (
         <p class="notice" role="note">
-          Only the project's owners can add or remove members. Ask an owner to change who has access.
+          Only the project's owners can add or remove members or change their roles. Ask an owner to change who has access.
         </p>
       )}
       <div class="wrap-cells">
@@ -73,7 +96,11 @@ export function MembersPage(_props: PageProps) {
           empty={<EmptyState title="No members" />}
           columns={[
             { header: 'Email', cell: (m) => (m.id === session?.user.id ? `${m.email} (you)` : m.email) },
-            { header: 'Role', cell: (m) => (m.role === 'owner' ? 'Owner' : 'Member') },
+            {
+              header: 'Role',
+              cell: (m: Member) =>
+                isOwner ? <RoleSelect projectId={projectId} member={m} onChanged={pages.reload} /> : m.role === 'owner' ? 'Owner' : 'Member',
+            },
             { header: 'Joined', cell: (m) => formatDateTime(m.createdAt), wide: true },
             ...(isOwner
               ? [
