@@ -36,7 +36,7 @@ describe('the dashboard: overview and sent emails', () => {
     const other = await app.post('/emails', { from: 'app@acme.example', to: 'someone.else@example.net', subject: 'Another', text: 'Hi' });
     await waitForEmail(app, sent.body.id, (e) => e.status === 'delivered');
     await waitForEmail(app, other.body.id, (e) => e.status === 'delivered');
-    expect(stack.sink.messages.map((m) => m.recipients).flat()).toEqual(expect.arrayContaining(['reader@example.net']));
+    expect(stack.sink.messages.flatMap((m) => m.recipients)).toEqual(expect.arrayContaining(['reader@example.net']));
 
     await page.reload();
     const rows = page.getByRole('table', { name: 'Sent emails' }).getByRole('row');

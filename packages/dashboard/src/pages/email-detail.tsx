@@ -1,6 +1,5 @@
-import { ApiError } from '../components/api-error.tsx';
 import { DetailsList } from '../components/details-list.tsx';
-import { Loading } from '../components/loading.tsx';
+import { PendingResource } from '../components/pending-resource.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { SandboxedHtml } from '../components/sandboxed-html.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
@@ -16,15 +15,7 @@ import { TableScroll } from '../components/table-scroll.tsx';
 export function EmailDetailPage({ params }: PageProps) {
   const id = params.id ?? '';
   const email = useApi(() => getClient().emails.get(id), [id]);
-  if (email.error) {
-    return (
-      <>
-        <PageHeading title="Email" />
-        <ApiError error={email.error} onRetry={email.reload} />
-      </>
-    );
-  }
-  if (!email.data) return <Loading />;
+  if (!email.data) return <PendingResource title="Email" state={email} />;
   const e = email.data;
   return (
     <>

@@ -2,7 +2,7 @@ import type { ReceivedEmail } from '@mailroom/client';
 import { ApiError } from '../components/api-error.tsx';
 import { DetailsList } from '../components/details-list.tsx';
 import { saveBytes } from '../components/download.ts';
-import { Loading } from '../components/loading.tsx';
+import { PendingResource } from '../components/pending-resource.tsx';
 import { PageHeading } from '../components/page-heading.tsx';
 import { SandboxedHtml } from '../components/sandboxed-html.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
@@ -65,15 +65,7 @@ export function ReceivedDetailPage({ params }: PageProps) {
     if (what === 'raw') saveBytes(await getClient().receivedEmails.raw(id), `${id}.eml`, 'message/rfc822');
     else saveBytes(await getClient().receivedEmails.attachment(id, what.id), what.filename || what.id, what.contentType);
   });
-  if (email.error) {
-    return (
-      <>
-        <PageHeading title="Received email" />
-        <ApiError error={email.error} onRetry={email.reload} />
-      </>
-    );
-  }
-  if (!email.data) return <Loading />;
+  if (!email.data) return <PendingResource title="Received email" state={email} />;
   const e = email.data;
   return (
     <>
