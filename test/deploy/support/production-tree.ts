@@ -46,7 +46,9 @@ export async function podPlan(objects: readonly KubeObject[], service: string): 
   const moved = new Map<number, number>();
   for (const [name, value] of Object.entries(env)) {
     if (!name.endsWith('_PORT')) continue;
-    const port = await freePort();
+    // A port just released may be handed out again: each variable gets one no other has.
+    let port = await freePort();
+    while ([...moved.values()].includes(port)) port = await freePort();
     moved.set(Number(value), port);
     env[name] = String(port);
   }
