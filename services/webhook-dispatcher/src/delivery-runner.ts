@@ -18,6 +18,8 @@ const MAX_WAITING_PER_ENDPOINT = 10_000;
 const MAX_WAITING = 100_000;
 // How much later a delivery that found no room in memory is tried again (ms).
 const DEFER_MS = 5_000;
+// How often a settling job looks at its endpoints again (ms).
+const SETTLE_POLL_MS = 20;
 
 export interface DeliveryRunnerOptions {
   pool: Pool;
@@ -63,8 +65,8 @@ interface EndpointState {
 }
 
 /**
- * Runs the attempts of this process. A delivery job hands its deliveries over and completes at
- * once: they wait here, per endpoint, unclaimed. Each endpoint has at most `perEndpoint` posts
+ * Runs the attempts of this process. A delivery job hands its deliveries over and completes
+ * once they are nearly all posted (`settle`): they wait here, per endpoint, unclaimed. Each endpoint has at most `perEndpoint` posts
  * in flight and up to `claimAhead` deliveries claimed (so the next post starts without waiting
  * for a claim); claims are made many per statement. So a queue slot never waits on an endpoint, and
  * an endpoint that hangs holds its bound while every other endpoint's deliveries go past it.
@@ -114,6 +116,37 @@ export class DeliveryRunner {
     }
   }
 
+  /**
+   * Resolves once every endpoint of `keys` has at most two rounds of its posts (`perEndpoint`
+   * each) waiting here, claimed or not; or after `maxMs`; or at a stop. A delivery job holds its
+   * queue slot meanwhile, so a process takes from the queue about what it will post soon and
+   * leaves the rest of a backlog to the other dispatchers: without it, the process that fetched
+   * fastest held the whole backlog in memory while the others (say, the ones KEDA just added)
+   * had nothing to post. `maxMs` bounds the hold, so an endpoint that hangs only slows this
+   * process's intake.
+   */
+  async settle(keys: readonly DeliveryKey[], maxMs: number): Promise<void> {
+    const endpoints = new Set(keys.map((k) => k.webhookId));
+    const limit = 2 * this.options.perEndpoint;
+    const deadline = Date.now() + maxMs;
+    const settled = () =>
+      this.stopping ||
+      Date.now() >= deadline ||
+      [...endpoints].every((id) => {
+        const state = this.endpoints.get(id);
+        return !state || state.waiting.length + state.ready.length <= limit;
+      });
+    while (!settled()) await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+  }
+
+  /**
+   * The first step of a stop, before the queue's workers close (they wait for their jobs): jobs
+   * settling stop waiting, and deliveries handed over from now on go back to the queue, due now.
+   */
+  stopIntake(): void {
+    this.stopping = true;
+  }
+
   /** Posts in flight now. */
   get active(): number {
     return this.inFlight;
@@ -124,7 +157,7 @@ export class DeliveryRunner {
    * the queue due now), then waits until every started attempt is posted and recorded.
    */
   async drain(): Promise<void> {
-    this.stopping = true;
+    this.stopIntake();
     await this.pumping;
     const unclaimed: DeliveryKey[] = [];
     const claimed: DeliveryKey[] = [];

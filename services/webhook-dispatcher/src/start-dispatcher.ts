@@ -28,8 +28,11 @@ export interface RunningDispatcher {
   stop(): Promise<void>;
 }
 
-// Delivery jobs one process works on at once; they only claim and hand over, so few suffice.
+// Delivery jobs one process works on at once; they hand over and wait for their endpoints to
+// drain (at most SETTLE_MAX_MS), so these bound what one process takes from a backlog.
 const DELIVERY_JOB_CONCURRENCY = 8;
+// The longest a delivery job holds its slot waiting for its endpoints (ms): below the job lock.
+const SETTLE_MAX_MS = 5_000;
 // Posts in flight in one process, all endpoints together.
 const MAX_IN_FLIGHT = 256;
 // BullMQ's own lock on an active job (ms).
@@ -64,12 +67,14 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
   const fanOutLogger = logger.child({ component: 'fan-out' });
   // One at a time per process; the cursor row's lock serialises dispatchers.
   const eventsWorker = openWorker(queues.events, () => fanOut({ pool, queue, logger: fanOutLogger }), { ...connection, concurrency: 1 });
-  const deliveriesWorker = openWorker(queues.webhookDeliveries, (payload) => runner.run(payload.deliveries), {
-    ...connection,
-    concurrency: DELIVERY_JOB_CONCURRENCY,
-    lockDuration,
-    stalledInterval: lockDuration,
-  });
+  const deliveriesWorker = openWorker(
+    queues.webhookDeliveries,
+    async (payload) => {
+      await runner.run(payload.deliveries);
+      await runner.settle(payload.deliveries, SETTLE_MAX_MS);
+    },
+    { ...connection, concurrency: DELIVERY_JOB_CONCURRENCY, lockDuration, stalledInterval: lockDuration },
+  );
   const reconcileLogger = logger.child({ component: 'reconciler' });
   const reconcile = async (graceSeconds = leaseSeconds) => {
     const result = await reconcileDispatcher({ pool, queue, eventQueue, logger: reconcileLogger, graceSeconds });
@@ -110,7 +115,8 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     reconcile: () => reconcile(),
     async stop() {
       stopping = true;
-      // Finishes the jobs in hand (they only claim and hand over); no new ones are taken.
+      // The jobs in hand stop settling and finish; no new ones are taken.
+      runner.stopIntake();
       await Promise.all(workers.map((w) => w.close()));
       await runner.drain();
       await Promise.all([maintenance.close(), queue.close(), eventQueue.close(), deps.client.close()]);

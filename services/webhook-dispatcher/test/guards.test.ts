@@ -162,4 +162,42 @@ describe('the process-wide bound on posts', () => {
     expect(states.rows).toEqual([{ state: 'succeeded', n: '30' }]);
     await deps.client.close();
   });
+
+  test('when a job settles, then it waits until its endpoint has about two rounds left, at most its bound, and not past a stop', async () => {
+    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
+    const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
+    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 1, maxInFlight: 3, leaseSeconds: 60, claimAhead: 2 });
+    const projectId = await createProject(pool);
+    const { id: endpoint } = await createEndpoint(pool, projectId, { url: `${receiver.url}?settle`, events: ['email.opened'] });
+    await appendTestEvents(pool, projectId, Array.from({ length: 12 }, () => ({ type: 'email.opened' })));
+    const keysOf = async () =>
+      (await pool.query<{ event_id: string }>({ text: 'SELECT event_id FROM webhook_deliveries WHERE webhook_id = $1', values: [endpoint] })).rows.map((r) => ({
+        eventId: r.event_id,
+        webhookId: endpoint,
+      }));
+    await until(async () => (await fanOutEvents(pool, 100)).events === 0 && (await keysOf()).length === 12, 10_000, 'the fan-out');
+    const keys = await keysOf();
+    const posted = () => receiver.requests.filter((r) => r.url.endsWith('?settle')).length;
+
+    // Two rounds of one post each are left when it resolves: at least 12 − 2 − 1 (posting) posted.
+    await runner.run(keys.slice(0, 8));
+    await runner.settle(keys.slice(0, 8), 20_000);
+    expect(posted()).toBeGreaterThanOrEqual(5);
+
+    // Bounded: with the receiver slow, a 100 ms bound ends the wait long before the posts do.
+    receiver.delayMs = 400;
+    await runner.run(keys.slice(8));
+    const started = Date.now();
+    await runner.settle(keys.slice(8), 100);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(posted()).toBeLessThan(12);
+
+    // A stop ends a wait at once.
+    const settling = runner.settle(keys.slice(8), 60_000);
+    runner.stopIntake();
+    await settling;
+    await runner.drain();
+    receiver.delayMs = 20;
+    await deps.client.close();
+  });
 });
