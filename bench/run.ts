@@ -103,7 +103,7 @@ const settings = {
     events: setting('BENCH_SCALE_EVENTS', 400),
     // Each event to every endpoint: WEBHOOK_CONCURRENCY_PER_ENDPOINT is a per-process bound, so 4 endpoints × 1 = 4 posts in flight per process, as many as a sender's.
     endpoints: 4,
-    senderConcurrency: 4,
+    senderConcurrency: setting('BENCH_SCALE_SENDER_CONCURRENCY', 4),
     webhookConcurrencyPerEndpoint: 1,
     // A remote MX's (or endpoint's) time per message: the run is bound by it, not by the cores.
     delayMs: setting('BENCH_SCALE_DELAY_MS', 50),
