@@ -15,8 +15,13 @@ export interface ProcessDeps {
   sendQueue: SendQueue;
   /** Records outcomes by group commit, so concurrent recipients share transactions. */
   outcomes: GroupCommit<OutcomeRecord>;
-  /** Limits the emails this process works on at once (SENDER_CONCURRENCY). */
+  /** Limits the emails this process delivers at once (SENDER_CONCURRENCY). */
   limit: <R>(task: () => Promise<R>) => Promise<R>;
+  /**
+   * The most emails of one job this process keeps (about two rounds of its slots); the rest go
+   * back to the queue as a new job, so a large batch is spread over every sender.
+   */
+  emailsPerJob: number;
   logger: Logger;
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
@@ -25,7 +30,7 @@ export interface ProcessDeps {
    * whose recipients all get its own HTML, whose message is then compiled whole, once.
    */
   personalizeHtml: (email: OutgoingEmail) => PersonalizeHtml | null;
-  /** Keys of verified domains: their mail is DKIM-signed and bounces to their return-path subdomain. Absent: nothing is signed. */
+  /** Keys of verified domains, looked up once per job: their mail is DKIM-signed and bounces to their return-path subdomain. Absent: nothing is signed. */
   signing?: SigningDomains;
 }
 
@@ -39,6 +44,11 @@ const RECIPIENT_PARALLELISM = 5;
  * simulated instead), records every outcome as it comes, and gives the emails back due at their next retry.
  */
 export async function processSendJob(deps: ProcessDeps, emailIds: readonly string[]): Promise<void> {
+  if (emailIds.length > deps.emailsPerJob) {
+    // Handed back before claiming: whoever has free slots first takes them (this process too).
+    await deps.sendQueue.enqueueNow(emailIds.slice(deps.emailsPerJob));
+    emailIds = emailIds.slice(0, deps.emailsPerJob);
+  }
   const claimed = await deps.store.claim(emailIds);
   if (claimed.length === 0) return;
   const renewal = setInterval(() => {
@@ -46,18 +56,41 @@ export async function processSendJob(deps: ProcessDeps, emailIds: readonly strin
   }, (deps.leaseSeconds * 1000) / 3);
   try {
     const emails = await deps.store.load(claimed);
+    const signings = (await deps.signing?.forEmails(emails)) ?? new Map<string, Signing>();
     // Every email finishes before any lease is given back, even if one of them fails.
-    await settleAll(emails.map((email) => deps.limit(() => processEmail(deps, email))));
+    await settleAll(emails.map((email) => processEmail(deps, email, signings.get(email.id) ?? null)));
   } finally {
     clearInterval(renewal);
     await deps.sendQueue.enqueueDue(await deps.store.release(claimed));
   }
 }
 
-async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<void> {
+/**
+ * Delivers an email in one of the process's SENDER_CONCURRENCY slots, and waits for its
+ * outcomes to be committed. The slot is freed when its last SMTP transaction ends, not when
+ * that outcome is committed: the next email's transactions overlap the commit (and the group
+ * commit gathers more outcomes per transaction), instead of the slot idling through it.
+ */
+async function processEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Signing | null): Promise<void> {
+  const recordings: Promise<void>[] = [];
+  const record = (records: OutcomeRecord[]): Promise<void> => {
+    const recorded = deps.outcomes.submit(records);
+    // Awaited below, after the slot; handled now, so a failed commit is never an unhandled rejection meanwhile.
+    recorded.catch(() => {});
+    recordings.push(recorded);
+    return recorded;
+  };
+  try {
+    await deps.limit(() => deliverEmail(deps, email, signing, record));
+  } finally {
+    await settleAll(recordings);
+  }
+}
+
+async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Signing | null, record: (records: OutcomeRecord[]) => Promise<void>): Promise<void> {
   const now = new Date();
   if (email.suppressed.length > 0) {
-    await deps.outcomes.submit(email.suppressed.map((recipient) => ({ email, recipient, outcome: { kind: 'suppressed' }, startedAt: now, endedAt: now })));
+    record(email.suppressed.map((recipient) => ({ email, recipient, outcome: { kind: 'suppressed' }, startedAt: now, endedAt: now })));
   }
   if (email.due.length === 0) return;
   let compiled: Promise<MessageSkeleton> | null = null;
@@ -68,13 +101,13 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
     (compiled ??= email.hasAttachments
       ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a, { varyHtml }))
       : MessageSkeleton.build(email, [], { varyHtml }));
-  // Looked up once per email, on the first recipient really delivered, like the message.
-  let signingLookup: Promise<{ signing: Signing; signer: MessageSigner } | null> | null = null;
-  const signing = () =>
-    (signingLookup ??= (deps.signing?.forEmail(email) ?? Promise.resolve(null)).then((s) => (s ? { signing: s, signer: new MessageSigner(s.key) } : null)));
+  const signer = signing ? new MessageSigner(signing.key) : null;
   const queue = [...email.due];
   const worker = async () => {
+    let recorded: Promise<void> = Promise.resolve();
     for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
+      // The previous outcome is committed before the next attempt: a crash re-sends at most the ones in flight.
+      await recorded;
       const startedAt = new Date();
       const simulated = simulateOutcome(recipient.address, recipient.attempts);
       const delivery = simulated
@@ -83,18 +116,16 @@ async function processEmail(deps: ProcessDeps, email: OutgoingEmail): Promise<vo
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
       const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
-      // Recorded before the next recipient: a crash re-sends at most the ones in flight.
-      await deps.outcomes.submit([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
+      recorded = record([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
     }
   };
   /** One recipient's message: signed when the From domain is verified, with a return path aligned with it. */
   const message = async (recipient: DueRecipient) => {
-    const [built, signed] = await Promise.all([skeleton(), signing()]);
-    const raw = await built.forRecipient(recipient, personalize ?? undefined);
+    const raw = await (await skeleton()).forRecipient(recipient, personalize ?? undefined);
     return {
-      envelopeFrom: deps.verp.returnPath(recipient.id, signed?.signing.returnPathDomain),
+      envelopeFrom: deps.verp.returnPath(recipient.id, signing?.returnPathDomain),
       recipient: recipient.address,
-      raw: signed ? await signed.signer.sign(raw) : raw,
+      raw: signer ? await signer.sign(raw) : raw,
     };
   };
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));

@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { decryptSecret, normalizeDomain, returnPathDomain } from '@mailroom/core';
-import { findSigningDomain, type Queryable } from '@mailroom/db';
+import { findSigningDomains, type Queryable } from '@mailroom/db';
 import type { DkimKey } from './message/sign-dkim';
 
 /** How mail from a verified domain goes out: signed with its key, bouncing to its return-path subdomain. */
@@ -12,10 +12,18 @@ export interface Signing {
 // Parsed keys kept, by their sealed form (which changes with every key): parsing a PEM costs more than the lookup.
 const MAX_CACHED_KEYS = 1_000;
 
+/** What the signing lookup needs of an email. */
+export interface SignedEmail {
+  id: string;
+  projectId: string;
+  fromAddress: string;
+}
+
 /**
- * Finds the signing key of an email's From domain when that domain is verified in the email's
- * project (one indexed query per email), else null: the mail goes unsigned, with the
- * BOUNCE_DOMAIN return path. A domain whose records failed is not signed for from its next email on.
+ * Finds the signing key of each email's From domain when that domain is verified in the
+ * email's project (one indexed query for all the emails of a send job); an email without one
+ * goes unsigned, with the BOUNCE_DOMAIN return path. A domain whose records failed is not
+ * signed for from its next job on.
  */
 export class SigningDomains {
   private readonly keys = new Map<string, KeyObject>();
@@ -29,15 +37,26 @@ export class SigningDomains {
     },
   ) {}
 
-  async forEmail(email: { projectId: string; fromAddress: string }): Promise<Signing | null> {
-    const name = normalizeDomain(email.fromAddress.slice(email.fromAddress.lastIndexOf('@') + 1));
-    if (!name) return null;
-    const domain = await findSigningDomain(this.options.db, email.projectId, name);
-    if (!domain) return null;
-    return {
-      key: { domain: domain.name, selector: domain.selector, privateKey: this.privateKey(domain.privateKeyCiphertext) },
-      returnPathDomain: returnPathDomain(domain.name, { returnPathLabel: this.options.returnPathLabel }),
-    };
+  /** The signing of each email that has one, by email id. */
+  async forEmails(emails: readonly SignedEmail[]): Promise<Map<string, Signing>> {
+    const wanted = emails.flatMap((email) => {
+      const name = normalizeDomain(email.fromAddress.slice(email.fromAddress.lastIndexOf('@') + 1));
+      return name ? [{ email, key: { projectId: email.projectId, name } }] : [];
+    });
+    const unique = [...new Map(wanted.map((w) => [JSON.stringify([w.key.projectId, w.key.name]), w.key])).values()];
+    const found = new Map<string, Signing>();
+    for (const domain of await findSigningDomains(this.options.db, unique)) {
+      found.set(JSON.stringify([domain.projectId, domain.name]), {
+        key: { domain: domain.name, selector: domain.selector, privateKey: this.privateKey(domain.privateKeyCiphertext) },
+        returnPathDomain: returnPathDomain(domain.name, { returnPathLabel: this.options.returnPathLabel }),
+      });
+    }
+    const signings = new Map<string, Signing>();
+    for (const { email, key } of wanted) {
+      const signing = found.get(JSON.stringify([key.projectId, key.name]));
+      if (signing) signings.set(email.id, signing);
+    }
+    return signings;
   }
 
   private privateKey(sealed: string): KeyObject {

@@ -47,6 +47,9 @@ export interface RunningSender {
 // BullMQ's own lock on an active job: no longer than our lease, so a dead worker's job is
 // handed back about when its lease expires.
 const MAX_LOCK_MS = 30_000;
+// A process keeps this many rounds of its SENDER_CONCURRENCY slots from one job, and hands the
+// rest of the job's emails back to the queue (see ProcessDeps.emailsPerJob).
+const EMAIL_ROUNDS_PER_JOB = 2;
 // Recipient outcomes per transaction.
 const MAX_OUTCOMES_PER_COMMIT = 500;
 // How often the stats rollup catches up with the outbox: GET /stats aggregates the events past
@@ -86,6 +89,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     sendQueue,
     outcomes: new GroupCommit<OutcomeRecord>(writeOutcomes, MAX_OUTCOMES_PER_COMMIT),
     limit: createLimiter(config.senderConcurrency),
+    emailsPerJob: EMAIL_ROUNDS_PER_JOB * config.senderConcurrency,
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
@@ -106,7 +110,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
 
   const reconcileLogger = logger.child({ component: 'reconciler' });
   const reconcile = async () => {
-    const found = await reconcileSends(pool, sendQueue, reconcileLogger);
+    const found = await reconcileSends(pool, sendQueue, reconcileLogger, config.leaseSeconds);
     metrics.countRecovered(found);
     return found;
   };

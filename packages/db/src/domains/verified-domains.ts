@@ -8,15 +8,26 @@ export interface SigningDomain {
   privateKeyCiphertext: string;
 }
 
-/** The project's verified domain of this name (ASCII, lower-case) with its current key, or null. */
-export async function findSigningDomain(db: Queryable, projectId: string, name: string): Promise<SigningDomain | null> {
-  const { rows } = await db.query<SigningDomain>({
-    name: 'mailroom-find-signing-domain',
-    text: `SELECT name, dkim_selector AS selector, dkim_private_key AS "privateKeyCiphertext"
-             FROM domains WHERE project_id = $1 AND name = $2 AND status = 'verified'`,
-    values: [projectId, name],
+/** A project's domain, by name (ASCII, lower-case). */
+export interface ProjectDomainName {
+  projectId: string;
+  name: string;
+}
+
+/**
+ * Those of the projects' domains that are verified, with their current keys, in one statement:
+ * the sender looks up every email of a job at once.
+ */
+export async function findSigningDomains(db: Queryable, keys: readonly ProjectDomainName[]): Promise<(SigningDomain & ProjectDomainName)[]> {
+  if (keys.length === 0) return [];
+  const { rows } = await db.query<SigningDomain & ProjectDomainName>({
+    name: 'mailroom-find-signing-domains',
+    text: `SELECT d.project_id AS "projectId", d.name, d.dkim_selector AS selector, d.dkim_private_key AS "privateKeyCiphertext"
+             FROM domains d JOIN unnest($1::text[], $2::text[]) AS k(project_id, name) ON d.project_id = k.project_id AND d.name = k.name
+            WHERE d.status = 'verified'`,
+    values: [keys.map((k) => k.projectId), keys.map((k) => k.name)],
   });
-  return rows[0] ?? null;
+  return rows;
 }
 
 /** Which of `names` are verified domains of the project. */
