@@ -91,6 +91,21 @@ describe('GroupCommit with a hold', () => {
     expect(writes).toEqual([[0], [1]]);
   });
 
+  test('when the hold is not cut to the last write, then the writer waits up to maxMs for what is expected', async () => {
+    const writes: number[][] = [];
+    let expected = 1;
+    const commit = new GroupCommit<number>(slowWrite(writes), 100, 1, { expected: () => expected > 0, maxMs: 1_000, cutToLastWrite: false });
+    await firstWrite(commit);
+    const first = commit.submit([1]);
+    // Longer than the last write (20 ms): a cut hold would have written 1 alone by now.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(writes).toEqual([[0]]);
+    expected = 0;
+    const second = commit.submit([2]);
+    await Promise.all([first, second]);
+    expect(writes).toEqual([[0], [1, 2]]);
+  });
+
   test('when a write is full, then it goes at once whatever is expected', async () => {
     const writes: number[][] = [];
     let writeMs = 200;

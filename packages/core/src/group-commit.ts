@@ -15,10 +15,17 @@ export interface CommitHold {
   /** True while more items are expected soon (say, other SMTP sessions still sending DATA). */
   expected(): boolean;
   /**
-   * Longest wait, in ms. The wait is cut to the duration of the last write: waiting longer
-   * than a write takes would cost the waiting caller more than it saves the expected ones.
+   * Longest wait, in ms. Unless `cutToLastWrite` is false, the wait is also cut to the duration
+   * of the last write: waiting longer than a write takes would cost the waiting caller more than
+   * it saves the expected ones.
    */
   maxMs: number;
+  /**
+   * Cut the wait to the last write's duration (default true). Turn it off when `expected()`
+   * counts only items already under way, so a wait is for items that come: cutting it then
+   * splits their group, each part waiting for the other's write.
+   */
+  cutToLastWrite?: boolean;
 }
 
 /**
@@ -75,7 +82,8 @@ export class GroupCommit<T> {
   }
 
   private startHold(): void {
-    this.holdTimer = setTimeout(() => this.release(), Math.min(this.lastWriteMs, this.hold?.maxMs ?? 0));
+    const maxMs = this.hold?.maxMs ?? 0;
+    this.holdTimer = setTimeout(() => this.release(), this.hold?.cutToLastWrite === false ? maxMs : Math.min(this.lastWriteMs, maxMs));
   }
 
   private holding(): boolean {

@@ -80,6 +80,14 @@ describe('the MX accepting mail', () => {
     expect(await rcptReply(t.mx.port, 'support@acme.test@evil.test')).toMatch(/^5\d\d /);
   });
 
+  test('when a route was found for one spelling of an address, then other spellings still match it, and a near miss is still refused', async () => {
+    expect(await rcptReply(t.mx.port, 'support@acme.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'support@acme.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'Support+news@ACME.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'SUPPORT@acme.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'supportx@acme.test')).toMatch(/^550 5\.1\.1/);
+  });
+
   test('when a VERP address has a wrong MAC or names no recipient, then 550; with the right MAC, then it is stored as feedback in the sent email’s project', async () => {
     const recipientId = await seedSentRecipient(t.pool, acme.projectId);
     const verp = new Verp(deriveKey(TEST_SECRET_KEY, 'verp'), 'bounces.mailroom.test');

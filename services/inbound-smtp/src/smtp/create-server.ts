@@ -88,15 +88,18 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     },
     onMailFrom(_address, session, callback) {
       transactions.begin(session.id);
+      expected.active(session.id);
       callback();
     },
     onRcptTo(address, session, callback) {
+      expected.active(session.id);
       handleRcptTo({ resolver: options.resolver, transactions, metrics, logger }, address.address, session.id).then(
         () => callback(),
         (err: Error) => callback(err),
       );
     },
     onData(stream, session, callback) {
+      expected.active(session.id);
       // The reply is written inside the callback; a draining server then closes the session.
       handleData(data, stream, session).then(
         (reply) => {

@@ -24,6 +24,12 @@ describe('reading a DATA stream', () => {
     expect(await receiveData(feed(['ok\r\n', 'x'.repeat(11)]), 10)).toEqual({ ok: false, reason: 'line' });
   });
 
+  test('when a line too long arrives in small chunks, then it is refused; short lines in many chunks pass', async () => {
+    expect(await receiveData(feed(['xxxx', 'xxxx', 'xxx\r\n']), 10)).toEqual({ ok: false, reason: 'line' });
+    expect(await receiveData(feed(['ab\r\nxxxx', 'xxxx', 'xx\r', '\nyy\r\n']), 10)).toEqual({ ok: true, raw: Buffer.from('ab\r\nxxxxxxxxxx\r\nyy\r\n') });
+    expect(await receiveData(feed(['ab\r\nxxxx', 'xxxx', 'xxx\r\n']), 10)).toEqual({ ok: false, reason: 'line' });
+  });
+
   test('when the stream is over SIZE, then it is refused for size', async () => {
     const stream = feed(['a\r\n', 'b\r\n']) as PassThrough & { sizeExceeded?: boolean };
     stream.sizeExceeded = true;

@@ -12,6 +12,45 @@ export type ReceivedData =
   | { ok: false; reason: 'size' | 'line' | 'aborted' };
 
 /**
+ * The length of the line being read, across chunks, so a line over the limit is found
+ * whatever the chunking. A line's ending (LF, or CRLF) does not count against it.
+ */
+class LineLength {
+  // Bytes of the current line so far, and whether the last of them was CR.
+  private line = 0;
+  private lastWasCr = false;
+
+  constructor(private readonly maxLineBytes: number) {}
+
+  /** Takes the next chunk; true once a line is longer than the limit. */
+  exceeded(chunk: Buffer): boolean {
+    if (chunk.length === 0) return false;
+    // Most chunks cannot hold a line over the limit, even counting the line carried over: then
+    // only the bytes after the chunk's last LF matter (one search instead of one per line).
+    if (this.line + chunk.length <= this.maxLineBytes) {
+      const lf = chunk.lastIndexOf(LF);
+      this.line = lf === -1 ? this.line + chunk.length : chunk.length - lf - 1;
+      this.lastWasCr = chunk[chunk.length - 1] === CR;
+      return false;
+    }
+    let start = 0;
+    for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
+      const before = lf > start ? chunk[lf - 1] === CR : this.lastWasCr;
+      if (this.line + (lf - start) - (before ? 1 : 0) > this.maxLineBytes) return true;
+      this.line = 0;
+      this.lastWasCr = false;
+      start = lf + 1;
+    }
+    if (start < chunk.length) {
+      this.line += chunk.length - start;
+      this.lastWasCr = chunk[chunk.length - 1] === CR;
+    }
+    // A CR may still turn out to end the line, so it is not counted against it yet.
+    return this.line - (this.lastWasCr ? 1 : 0) > this.maxLineBytes;
+  }
+}
+
+/**
  * Reads a DATA stream (smtp-server's, dot-unstuffed, ending only at CRLF.CRLF) to its end,
  * keeping the bytes while the message stays within SIZE and every line within
  * MAX_LINE_BYTES. Past either limit the rest is read and dropped, so the client gets its
@@ -20,33 +59,20 @@ export type ReceivedData =
 export function receiveData(stream: Readable & { sizeExceeded?: boolean }, maxLineBytes = MAX_LINE_BYTES): Promise<ReceivedData> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    const lines = new LineLength(maxLineBytes);
     let length = 0;
     let failure: 'size' | 'line' | null = null;
-    // Bytes of the current line so far, and whether the last of them was CR.
-    let line = 0;
-    let lastWasCr = false;
-
-    const tooLong = (chunk: Buffer): boolean => {
-      let start = 0;
-      for (let lf = chunk.indexOf(LF, start); lf !== -1; lf = chunk.indexOf(LF, start)) {
-        const before = lf > start ? chunk[lf - 1] === CR : lastWasCr;
-        if (line + (lf - start) - (before ? 1 : 0) > maxLineBytes) return true;
-        line = 0;
-        lastWasCr = false;
-        start = lf + 1;
-      }
-      if (start < chunk.length) {
-        line += chunk.length - start;
-        lastWasCr = chunk[chunk.length - 1] === CR;
-      }
-      // A CR may still turn out to end the line, so it is not counted against it yet.
-      return line - (lastWasCr ? 1 : 0) > maxLineBytes;
+    let settled = false;
+    const settle = (result: ReceivedData) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
     };
 
     stream.on('data', (chunk: Buffer) => {
       if (failure) return;
       if (stream.sizeExceeded) failure = 'size';
-      else if (tooLong(chunk)) failure = 'line';
+      else if (lines.exceeded(chunk)) failure = 'line';
       if (failure) {
         chunks.length = 0;
         return;
@@ -54,15 +80,14 @@ export function receiveData(stream: Readable & { sizeExceeded?: boolean }, maxLi
       chunks.push(chunk);
       length += chunk.length;
     });
-    stream.once('end', () => {
+    stream.on('end', () => {
       if (stream.sizeExceeded) failure = 'size';
-      resolve(failure ? { ok: false, reason: failure } : { ok: true, raw: Buffer.concat(chunks, length) });
+      if (failure) settle({ ok: false, reason: failure });
+      else settle({ ok: true, raw: Buffer.concat(chunks, length) });
     });
     // A client that disconnects mid-DATA: smtp-server destroys the stream, with an error when
-    // someone listens for one.
-    stream.once('error', () => resolve({ ok: false, reason: 'aborted' }));
-    stream.once('close', () => {
-      if (!stream.readableEnded) resolve({ ok: false, reason: 'aborted' });
-    });
+    // someone listens for one; after 'end' (already settled) these change nothing.
+    stream.on('error', () => settle({ ok: false, reason: 'aborted' }));
+    stream.on('close', () => settle({ ok: false, reason: 'aborted' }));
   });
 }

@@ -64,19 +64,22 @@ export class RecipientResolver {
     return (await isVerifiedReturnPathDomain(this.options.db, host, label)) ? recipientId : null;
   }
 
+  /**
+   * Keyed by the address as the client wrote it: a hit costs no normalization (punycode and
+   * all, a few µs per RCPT); spellings of one address are cached apart, which is harmless.
+   */
   private async findRoute(address: string): Promise<RouteMatch | undefined> {
-    const candidates = routeCandidates(address);
-    const key = candidates[0];
-    if (!key) return undefined;
     const now = Date.now();
-    const cached = this.routes.get(key);
+    const cached = this.routes.get(address);
     if (cached && cached.expiresAt > now) return cached.route;
+    const candidates = routeCandidates(address);
+    if (candidates.length === 0) return undefined;
     const [route] = await findRoutesByMatch(this.options.db, candidates);
     if (route) {
       if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
-      this.routes.set(key, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });
+      this.routes.set(address, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });
     } else {
-      this.routes.delete(key);
+      this.routes.delete(address);
     }
     return route;
   }

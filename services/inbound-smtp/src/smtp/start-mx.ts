@@ -10,7 +10,7 @@ import { Drain } from './drain';
 import { ExpectedMessages } from './expected-messages';
 import { InboundJobs } from './inbound-jobs';
 import { loadTls } from './load-tls';
-import { MessageStore } from './message-store';
+import { MAX_HOLD_MS, MessageStore } from './message-store';
 import { createInboundMetrics } from './metrics';
 import { RecipientResolver } from './resolve-recipient';
 
@@ -42,7 +42,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const inboundQueue = openQueue(queues.inbound, { connection: backends.redis, prefix: config.queuePrefix });
   const jobs = new InboundJobs(inboundQueue, logger);
   // After each commit; a lost job leaves the rows to the inbound reconciler (processed_at IS NULL).
-  const expected = new ExpectedMessages(() => store.wake());
+  const expected = new ExpectedMessages(() => store.wake(), MAX_HOLD_MS);
   const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids), moreExpected: () => expected.count > 0 });
   const drain = new Drain();
   const server = createMxServer({
