@@ -12,8 +12,8 @@ const NO_CACHE = {
   pragma: 'no-cache',
   expires: '0',
 } as const;
-const PIXEL_HEADERS = { 'content-type': 'image/gif', 'content-length': String(PIXEL_GIF.length), ...NO_CACHE };
-// The redirect's headers but its Location, as a flat [name, value, …] list writeHead takes as is.
+// The headers as flat [name, value, …] lists, which writeHead takes as they are (the redirect's but its Location).
+const PIXEL_HEADERS = ['content-type', 'image/gif', 'content-length', String(PIXEL_GIF.length), ...Object.entries(NO_CACHE).flat()];
 const REDIRECT_HEADERS = ['content-length', '0', ...Object.entries(NO_CACHE).flat()];
 // A User-Agent longer than this is cut before it is stored.
 const MAX_USER_AGENT = 512;

@@ -57,7 +57,27 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 4 });
   const { pool, redis, secretKey } = backends;
   const registry = createServiceRegistry('tracking');
-  const requests = new Counter({ name: 'mailroom_tracking_requests_total', help: 'Tracking requests answered, by route (open, click) and outcome (ok, bot, not_found, head).', labelNames: ['route', 'outcome'], registers: [registry] });
+  // Answers are counted in plain numbers and handed to the counter when /metrics is read: a
+  // labelled inc() hashes its labels on every call, and this runs on every request.
+  const answered: Record<'open' | 'click', Record<TrackingOutcome, number>> = {
+    open: { ok: 0, bot: 0, not_found: 0, head: 0 },
+    click: { ok: 0, bot: 0, not_found: 0, head: 0 },
+  };
+  new Counter({
+    name: 'mailroom_tracking_requests_total',
+    help: 'Tracking requests answered, by route (open, click) and outcome (ok, bot, not_found, head).',
+    labelNames: ['route', 'outcome'],
+    registers: [registry],
+    collect() {
+      for (const route of ['open', 'click'] as const) {
+        const counts = answered[route];
+        for (const outcome of ['ok', 'bot', 'not_found', 'head'] as const) {
+          if (counts[outcome] > 0) this.inc({ route, outcome }, counts[outcome]);
+          counts[outcome] = 0;
+        }
+      }
+    },
+  });
   const written = new Counter({ name: 'mailroom_tracking_events_written_total', help: 'Engagement events written to the outbox.', registers: [registry] });
   const dropped = new Counter({ name: 'mailroom_tracking_events_dropped_total', help: 'Engagement events dropped: their email was deleted, or the buffer overflowed while PostgreSQL was down.', labelNames: ['reason'], registers: [registry] });
   const eventQueue = new EventQueue(redis, config.queuePrefix);
@@ -84,21 +104,15 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     this.set(buffer.size);
   } });
 
-  // One bound child per label pair, made once: counting a request is then a plain increment.
-  const bound = (route: 'open' | 'click') => ({
-    ok: requests.labels(route, 'ok'),
-    bot: requests.labels(route, 'bot'),
-    not_found: requests.labels(route, 'not_found'),
-    head: requests.labels(route, 'head'),
-  });
-  const counters = { open: bound('open'), click: bound('click') };
   const tokens = new VerifiedTokens(new TrackingTokens(deriveKey(secretKey, 'tracking')));
   const deps = {
     tokens,
     bots,
     record: (hit: EngagementHit) => buffer.add(hit),
     trustProxy: config.trackingTrustProxy,
-    count: (route: 'open' | 'click', outcome: TrackingOutcome) => counters[route][outcome].inc(),
+    count: (route: 'open' | 'click', outcome: TrackingOutcome) => {
+      answered[route][outcome] += 1;
+    },
   };
   let stopping = false;
   const ops = {

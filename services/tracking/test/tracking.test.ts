@@ -253,6 +253,17 @@ describe('tracking opens and clicks', () => {
     expect(metrics).toContain('mailroom_tracking_requests_total{route="click",outcome="not_found"}');
     expect(metrics).toContain('mailroom_tracking_events_written_total');
   });
+
+  test('when requests are answered between two reads of /metrics, then the second read adds exactly them to the first', async () => {
+    const notFound = async () => {
+      const metrics = (await hit(`${tracking.url}/metrics`)).body.toString();
+      return Number(/^mailroom_tracking_requests_total\{route="open",outcome="not_found"\} (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    };
+    const before = await notFound();
+    for (let i = 0; i < 3; i++) expect((await hit(`${tracking.url}/o/not-a-token-${i}`)).status).toBe(404);
+    expect(await notFound()).toBe(before + 3);
+    expect(await notFound()).toBe(before + 3);
+  });
 });
 
 describe('the engagement buffer', () => {

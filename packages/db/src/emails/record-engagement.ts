@@ -1,7 +1,7 @@
-import { type EmailEventData, newId } from '@mailroom/core';
+import type { EmailEventData } from '@mailroom/core';
+import { appendEvents, type NewEvent } from '../events';
 import { inTransaction, type Pool, type PoolClient } from '../pool';
 import { type EmailEventSubject, eventData } from './event-data';
-import { type EmailEventRow, insertEvents } from './insert-events';
 
 /** An open or a click by one recipient, as the tracking service buffers it (from its token and request). */
 export interface EngagementHit {
@@ -75,21 +75,20 @@ export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[
     const addresses = await recipientAddresses(client, [...new Set(hits.map((h) => h.recipientId))]);
     const known = hits.filter((h) => emails.has(h.emailId) && addresses.get(h.recipientId)?.emailId === h.emailId);
     const judged = options.judgeClick ? await judgeClicks(client, known, addresses, options.judgeClick, options.deliveries) : known;
-    const events: EmailEventRow[] = judged.map((hit) => {
+    // Straight to the one append path: the hit's time stays a Date, converted once when serialised.
+    const events: NewEvent[] = judged.map((hit) => {
       const email = emails.get(hit.emailId) as EmailEventSubject;
       const recipient = addresses.get(hit.recipientId)?.address as string;
       return {
-        id: newId('event'),
-        project_id: email.projectId,
-        email_id: email.id,
+        projectId: email.projectId,
+        subject: { kind: 'email', emailId: email.id, recipient },
         type: hit.kind === 'open' ? 'email.opened' : 'email.clicked',
-        recipient,
         data: eventData(email, recipient, detail(hit)),
-        created_at: hit.at.toISOString(),
+        createdAt: hit.at,
       };
     });
     if (events.length > 0) {
-      await insertEvents(client, events);
+      await appendEvents(client, events);
       await countPeople(client, judged);
       await client.query({
         name: 'mailroom-update-last-event',
@@ -242,18 +241,22 @@ function nearestOther(list: readonly TimedClick[], hit: EngagementHit): TimedCli
 
 /** Adds the people's opens and clicks to their recipients' counters, and sets a first human open. */
 async function countPeople(client: PoolClient, hits: readonly EngagementHit[]): Promise<void> {
-  const counts = new Map<string, { opens: number; clicks: number; firstOpenedAt: string | null }>();
+  // The first open as epoch ms, turned into a timestamp once per recipient.
+  const counts = new Map<string, { opens: number; clicks: number; firstOpenedMs: number | null }>();
   for (const hit of hits) {
     if (hit.isBot) continue;
-    const c = counts.get(hit.recipientId) ?? { opens: 0, clicks: 0, firstOpenedAt: null };
+    let c = counts.get(hit.recipientId);
+    if (c === undefined) {
+      c = { opens: 0, clicks: 0, firstOpenedMs: null };
+      counts.set(hit.recipientId, c);
+    }
     if (hit.kind === 'open') {
       c.opens += 1;
-      const at = hit.at.toISOString();
-      if (c.firstOpenedAt === null || at < c.firstOpenedAt) c.firstOpenedAt = at;
+      const at = hit.at.getTime();
+      if (c.firstOpenedMs === null || at < c.firstOpenedMs) c.firstOpenedMs = at;
     } else {
       c.clicks += 1;
     }
-    counts.set(hit.recipientId, c);
   }
   if (counts.size === 0) return;
   await client.query({
@@ -265,6 +268,6 @@ async function countPeople(client: PoolClient, hits: readonly EngagementHit[]): 
                   updated_at = now()
              FROM jsonb_to_recordset($1::jsonb) AS v(id text, opens int, clicks int, first_opened_at timestamptz)
             WHERE r.id = v.id`,
-    values: [JSON.stringify([...counts].map(([id, c]) => ({ id, opens: c.opens, clicks: c.clicks, first_opened_at: c.firstOpenedAt })))],
+    values: [JSON.stringify([...counts].map(([id, c]) => ({ id, opens: c.opens, clicks: c.clicks, first_opened_at: c.firstOpenedMs === null ? null : new Date(c.firstOpenedMs).toISOString() })))],
   });
 }

@@ -181,6 +181,26 @@ describe('the event outbox', () => {
     expect(events.map((e) => [e.type, e.subject])).toEqual([['webhook.test', { kind: 'webhook', webhookId: 'wh_1' }]]);
   });
 
+  test('when events of every subject are appended in one call, then each row has its own subject column and source key set and the others NULL', async () => {
+    const subjects: NewEvent['subject'][] = [
+      { kind: 'received_email', receivedEmailId: 'inb_1' },
+      { kind: 'webhook', webhookId: 'wh_1' },
+      { kind: 'domain', domainId: 'dom_1' },
+    ];
+    await inTransaction(first, (client) =>
+      appendEvents(client, subjects.map((subject, i) => ({ projectId: 'proj_test', subject, type: 'webhook.test', data: { n: i }, sourceKey: i === 0 ? 'inb_report' : null }))),
+    );
+    const { rows } = await first.query<Record<string, string | null>>({
+      text: 'SELECT email_id, recipient, received_email_id, webhook_id, domain_id, source_key, data->>\'n\' AS n FROM email_events ORDER BY position',
+    });
+    const none = { email_id: null, recipient: null, received_email_id: null, webhook_id: null, domain_id: null, source_key: null };
+    expect(rows).toEqual([
+      { ...none, received_email_id: 'inb_1', source_key: 'inb_report', n: '0' },
+      { ...none, webhook_id: 'wh_1', n: '1' },
+      { ...none, domain_id: 'dom_1', n: '2' },
+    ]);
+  });
+
   describe('with the events queue', () => {
     const redis = createRedis('redis://127.0.0.1:6379', 'worker');
     const prefix = `mrtest-${randomBytes(4).toString('hex')}`;
