@@ -1,15 +1,8 @@
-import { type DeliveryKey, GroupCommit, type Logger, type WebhookQueue } from '@mailroom/core';
-import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, releaseDeliveries, writeAttempts } from '@mailroom/db';
+import type { DeliveryKey, Logger, WebhookQueue } from '@mailroom/core';
+import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, releaseDeliveries } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
+import { AttemptRecorder } from './attempt-recorder';
 
-// Attempt records per transaction.
-const MAX_RECORDS_PER_COMMIT = 500;
-// Outcomes are gathered this long before they are handed to the group commit (ms): each
-// statement then carries many (at 500 posts/s, 10 ms made a statement per 5 posts, and
-// PostgreSQL's CPU per delivery was most of it), and posting never waits for them (a slot is
-// freed at the answer). A crash loses at most this much of recorded outcomes: those deliveries
-// are posted again after their lease, with the same webhook-id.
-const RECORD_WINDOW_MS = 50;
 // Deliveries claimed per statement.
 const MAX_CLAIM = 500;
 // Deliveries waiting in memory for one endpoint; beyond it they go back to the queue for later.
@@ -71,8 +64,7 @@ interface EndpointState {
  * for a claim); claims are made many per statement. So a queue slot never waits on an endpoint, and
  * an endpoint that hangs holds its bound while every other endpoint's deliveries go past it.
  * Unclaimed keys are still pending and unleased in PostgreSQL: lost with the process, they are
- * found again by the reconciler. Outcomes are written with a group commit; retries are
- * enqueued after their commit (the reconciler catches a lost one).
+ * found again by the reconciler. Outcomes are written by an `AttemptRecorder`.
  */
 export class DeliveryRunner {
   private readonly endpoints = new Map<string, EndpointState>();
@@ -86,12 +78,10 @@ export class DeliveryRunner {
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private stopping = false;
-  private readonly records: GroupCommit<AttemptRecord>;
-  private gathered: { record: AttemptRecord; done: (err?: unknown) => void }[] = [];
-  private gatherTimer: NodeJS.Timeout | null = null;
+  private readonly recorder: AttemptRecorder;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
-    this.records = new GroupCommit(async (records) => void (await writeAttempts(options.pool, records)), MAX_RECORDS_PER_COMMIT);
+    this.recorder = new AttemptRecorder({ ...options, idle: () => this.inFlight === 0 });
   }
 
   /** Takes deliveries to attempt as soon as their endpoints have room; those that find no room here are deferred. */
@@ -174,6 +164,7 @@ export class DeliveryRunner {
       this.options.logger.warn({ err, deliveries: handBack.length }, 'deliveries not handed back; the reconciler will find them');
     }
     while (this.running.size > 0) await Promise.allSettled([...this.running]);
+    await this.recorder.drain();
   }
 
   private endpoint(webhookId: string): EndpointState {
@@ -213,10 +204,8 @@ export class DeliveryRunner {
     const taken: DeliveryKey[] = [];
     const ahead = this.options.claimAhead;
     for (const state of this.endpoints.values()) {
-      const free = ahead - state.posting - state.ready.length - state.claiming;
-      // Claim in large batches: refill once half the stock is used, or when little waits.
-      if (state.waiting.length === 0 || free <= 0 || (free < ahead / 2 && free < state.waiting.length)) continue;
-      const room = Math.min(free, MAX_CLAIM - taken.length);
+      if (!this.wantsClaim(state)) continue;
+      const room = Math.min(ahead - this.stock(state), MAX_CLAIM - taken.length);
       const batch = state.waiting.splice(0, room);
       this.waitingCount -= batch.length;
       state.claiming += batch.length;
@@ -245,6 +234,17 @@ export class DeliveryRunner {
     if (this.waitingCount > 0) this.pumpAgain = true;
   }
 
+  /** Deliveries of the endpoint claimed or being claimed, posting or about to. */
+  private stock(state: EndpointState): number {
+    return state.posting + state.ready.length + state.claiming;
+  }
+
+  /** Claims are made in large batches: once half the endpoint's stock is used, or when little waits. */
+  private wantsClaim(state: EndpointState): boolean {
+    const free = this.options.claimAhead - this.stock(state);
+    return state.waiting.length > 0 && free > 0 && (free >= this.options.claimAhead / 2 || free >= state.waiting.length);
+  }
+
   /** Starts this endpoint's claimed deliveries while it has free slots. */
   private startReady(webhookId: string): void {
     const state = this.endpoints.get(webhookId);
@@ -260,33 +260,6 @@ export class DeliveryRunner {
     }
   }
 
-  /**
-   * Writes an outcome with those of the next RECORD_WINDOW_MS, or at once when no other post is
-   * in flight to wait for; resolves once it is committed.
-   */
-  private record(record: AttemptRecord): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.gathered.push({ record, done: (err) => (err === undefined ? resolve() : reject(err)) });
-      if (this.inFlight === 0) this.submitGathered();
-      else this.gatherTimer ??= setTimeout(() => this.submitGathered(), RECORD_WINDOW_MS);
-    });
-  }
-
-  private submitGathered(): void {
-    if (this.gatherTimer) clearTimeout(this.gatherTimer);
-    this.gatherTimer = null;
-    const batch = this.gathered;
-    this.gathered = [];
-    this.records.submit(batch.map((b) => b.record)).then(
-      () => {
-        for (const b of batch) b.done();
-      },
-      (err: unknown) => {
-        for (const b of batch) b.done(err ?? new Error('recording attempts failed'));
-      },
-    );
-  }
-
   /** Starts what waited for the process-wide bound, oldest first, while there is room. */
   private startBlocked(): void {
     for (const webhookId of this.blocked) {
@@ -297,33 +270,26 @@ export class DeliveryRunner {
   }
 
   private async attempt(target: DeliveryTarget, state: EndpointState): Promise<void> {
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      state.posting--;
-      this.inFlight--;
-      this.known.delete(keyOf(target));
-      this.startReady(target.webhookId);
-      this.startBlocked();
-      this.forget(target.webhookId, state);
-      if (this.waitingCount > 0) this.pump();
-    };
+    let record: AttemptRecord | undefined;
     try {
-      const record = await attemptDelivery(this.options.deps, target, { leased: true });
-      release();
-      await this.record(record);
-      this.options.onRecorded?.(record);
-      if (record.nextRetryAt) {
-        await this.options.queue.enqueueDue([{ eventId: target.eventId, webhookId: target.webhookId, dueAt: record.nextRetryAt }]).catch((err: unknown) => {
-          this.options.logger.warn({ err, eventId: target.eventId, webhookId: target.webhookId }, 'retry not enqueued; the reconciler will find it');
-        });
-      }
+      record = await attemptDelivery(this.options.deps, target, { leased: true });
     } catch (err) {
       // The lease runs out and the reconciler hands the delivery out again.
-      this.options.logger.error({ err, eventId: target.eventId, webhookId: target.webhookId }, 'webhook attempt not recorded');
-    } finally {
-      release();
+      this.options.logger.error({ err, eventId: target.eventId, webhookId: target.webhookId }, 'webhook attempt failed');
     }
+    this.release(target, state);
+    // After the release: with no other post in flight, the outcome is written at once.
+    if (record) this.recorder.add(record);
+  }
+
+  /** Frees the post's slot and starts what it made room for. */
+  private release(target: DeliveryTarget, state: EndpointState): void {
+    state.posting--;
+    this.inFlight--;
+    this.known.delete(keyOf(target));
+    this.startReady(target.webhookId);
+    this.startBlocked();
+    this.forget(target.webhookId, state);
+    if (this.wantsClaim(state)) this.pump();
   }
 }

@@ -10,7 +10,7 @@ export const BACKLOG_QUEUES: readonly BacklogQueue[] = ['send', 'webhook-deliver
  * whatever Redis holds (a delayed or prioritised BullMQ job sits in a sorted set a list length
  * misses; a job Redis lost is still work). `since` is when each became due, for the age of the
  * oldest. Each `where` is served by an index (`emails(next_attempt_at)`,
- * `webhook_deliveries(state, next_attempt_at)`, `received_emails(processed_at, created_at)`).
+ * `webhook_deliveries(next_attempt_at)`, `received_emails(processed_at, created_at)`).
  */
 const DUE_WORK: Record<BacklogQueue, { table: string; where: string; since: string }> = {
   // Emails with a recipient due now (being worked on included: their next_attempt_at stays until release).

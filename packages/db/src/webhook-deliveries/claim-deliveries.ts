@@ -14,26 +14,30 @@ const EARLY_SLACK_SECONDS = 2;
  */
 export async function claimDeliveries(pool: Pool, keys: readonly DeliveryKey[], leaseSeconds: number): Promise<DeliveryTarget[]> {
   if (keys.length === 0) return [];
-  const { rows } = await pool.query<DeliveryTargetRow>({
-    name: 'mailroom-webhook-claim',
-    text: `WITH keys AS (SELECT * FROM unnest($1::text[], $2::text[]) AS k(event_id, webhook_id)),
-           stopped AS (
-             UPDATE webhook_deliveries d SET state = 'failed', next_attempt_at = NULL, lease_until = NULL, updated_at = now()
-               FROM keys k, webhooks w
-              WHERE d.event_id = k.event_id AND d.webhook_id = k.webhook_id AND w.id = d.webhook_id
-                AND d.state = 'pending' AND NOT w.enabled AND NOT d.manual
-                AND (d.lease_until IS NULL OR d.lease_until < now())
-             RETURNING d.event_id),
-           claimed AS (
-             UPDATE webhook_deliveries d SET lease_until = now() + make_interval(secs => $3), updated_at = now()
-               FROM keys k, webhooks w
-              WHERE d.event_id = k.event_id AND d.webhook_id = k.webhook_id AND w.id = d.webhook_id
-                AND d.state = 'pending' AND (w.enabled OR d.manual)
-                AND (d.lease_until IS NULL OR d.lease_until < now())
-                AND d.next_attempt_at <= now() + make_interval(secs => $4)
-             RETURNING d.*)
+  const { rows } = await pool.query<DeliveryTargetRow & { claimed: boolean }>({
+    // Each key is looked up on its own (LATERAL ... LIMIT 1: one row by primary key) and the
+    // rows are updated by their ctid. Joined as sets instead, the planner, with no statistics
+    // yet (a fresh burst) or at some tens of thousands of rows, read the whole table or every
+    // delivery of the endpoint for each claim. Unnamed, so planned with the table as it is.
+    text: `WITH found AS (
+             SELECT x.ctid AS row_id
+               FROM unnest($1::text[], $2::text[]) AS k(event_id, webhook_id)
+               CROSS JOIN LATERAL (SELECT d.ctid FROM webhook_deliveries d
+                                    WHERE d.event_id = k.event_id AND d.webhook_id = k.webhook_id LIMIT 1) x),
+           touched AS (
+             UPDATE webhook_deliveries d SET
+                    state = CASE WHEN w.enabled OR d.manual THEN d.state ELSE 'failed' END,
+                    next_attempt_at = CASE WHEN w.enabled OR d.manual THEN d.next_attempt_at END,
+                    lease_until = CASE WHEN w.enabled OR d.manual THEN now() + make_interval(secs => $3) END,
+                    updated_at = now()
+               FROM webhooks w
+              WHERE d.ctid = ANY (ARRAY(SELECT row_id FROM found))
+                AND w.id = d.webhook_id AND d.state = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+                AND (NOT (w.enabled OR d.manual) OR d.next_attempt_at - make_interval(secs => $4) <= now())
+             RETURNING d.*, w.enabled OR d.manual AS claimed)
            SELECT ${TARGET_COLUMNS}
-             FROM claimed d JOIN webhooks w ON w.id = d.webhook_id JOIN email_events e ON e.id = d.event_id`,
+             FROM touched d JOIN webhooks w ON w.id = d.webhook_id JOIN email_events e ON e.id = d.event_id
+            WHERE d.claimed`,
     values: [keys.map((k) => k.eventId), keys.map((k) => k.webhookId), leaseSeconds, EARLY_SLACK_SECONDS],
   });
   return rows.map(toDeliveryTarget);

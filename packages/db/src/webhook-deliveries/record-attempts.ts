@@ -43,7 +43,8 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
 export async function writeAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<number> {
   if (records.length === 0) return 0;
   const { rows } = await db.query<{ written: number }>({
-    name: 'mailroom-webhook-write-attempts',
+    // Unnamed, so planned for each batch with the table as it is: a plan kept from when
+    // webhook_deliveries was nearly empty (a fresh burst) scanned the whole table per batch.
     text: `${RECORD_ATTEMPTS} SELECT count(*)::int AS written FROM inserted`,
     values: recordValues(records),
   });
