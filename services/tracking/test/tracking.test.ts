@@ -215,6 +215,26 @@ describe('tracking opens and clicks', () => {
     ]);
   });
 
+  test('when a second link is clicked within a second of a click recorded by an earlier batch, then only the second is a bot', async () => {
+    const sent = await send({ ...base, to: 'ivy@example.test', trackOpens: false, trackClicks: true });
+    const urls = trackingUrls(sent.html.get('ivy@example.test')!);
+    await hit(urls.links[0]!, { userAgent: BROWSER });
+    // More clicks of the same link are no burst; the other link's click, judged in the next batch, is one with them.
+    await Promise.all(Array.from({ length: 20 }, () => hit(urls.links[0]!, { userAgent: BROWSER })));
+    await tracking.buffer.flush();
+    // A user agent with quotes, a backslash and non-ASCII is stored as sent (the event's JSON is written by hand).
+    const oddAgent = `${BROWSER} "quoted" back\\slash ünïcödé`;
+    await hit(urls.links[1]!, { userAgent: oddAgent });
+    await tracking.buffer.flush();
+
+    const events = await engagement(sent.id);
+    expect(events[21]!.data.click.user_agent).toBe(oddAgent);
+    const verdicts = events.map((e) => [e.data.click.link, e.data.click.is_bot]);
+    expect(verdicts).toHaveLength(22);
+    expect(verdicts.slice(0, 21).every(([link, isBot]) => link === 'https://acme.example/pricing?plan=pro&ref=mail' && isBot === false)).toBe(true);
+    expect(verdicts[21]).toEqual(['https://acme.example/docs#start', true]);
+  });
+
   test('when a token is forged, altered, truncated, signed with another SECRET_KEY or aims elsewhere, then 404 with no redirect and no event', async () => {
     const emailId = newId('email');
     const recipientId = newId('recipient');
