@@ -44,7 +44,7 @@ import {
   startInboundSmtp,
   startTracking,
 } from './lib/services';
-import { benchTokens, measureTrack, TRACKED_LINK, type TrackSample, type TrackSettings } from './lib/track';
+import { benchTokens, measureTrack, TRACKED_LINK, type TrackSample, type TrackSettings, waitForTrackingBuffer } from './lib/track';
 import { SmtpSink } from './lib/smtp-sink';
 import { runStatsScenario } from './lib/stats-scenario';
 import { formatTable, median, rate, type TableRow, verdictOf } from './lib/table';
@@ -376,7 +376,8 @@ async function runReceive(db: BenchDatabase): Promise<void> {
 function describeTrack(r: TrackSample): string {
   const { server, postgres, loadGenerator } = r.cpuMicrosPerAnswer;
   const cpu = [`server ${server === undefined ? '?' : fmt(server)}`, ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`]), `load ${fmt(loadGenerator)}`];
-  return `${describeLoad(r)}  (CPU µs/answer: ${cpu.join(', ')})`;
+  const drain = r.drainSeconds === undefined ? '' : `; buffer written ${fmt(r.drainSeconds, 2)} s after the load, counted in its time`;
+  return `${describeLoad(r)}  (CPU µs/answer: ${cpu.join(', ')}${drain})`;
 }
 
 // How long the tracking service may take to write its buffer after SIGTERM: Kubernetes' grace period.
@@ -410,7 +411,7 @@ async function runTrack(db: BenchDatabase): Promise<void> {
         const b = await measureTrack(bare, route.path, route.expect, settings.track);
         samples[route.name]!.baseline.push(b);
         log(`  ${`bare ${route.name}`.padEnd(18)} ${describeTrack(b)}`);
-        const o = await measureTrack(tracking, route.path, route.expect, settings.track, postgres);
+        const o = await measureTrack(tracking, route.path, route.expect, settings.track, postgres, () => waitForTrackingBuffer(tracking.url));
         samples[route.name]!.ours.push(o);
         log(`  ${`mailroom ${route.name}`.padEnd(18)} ${describeTrack(o)}`);
       }

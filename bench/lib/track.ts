@@ -26,8 +26,13 @@ export function benchTokens(secretKey: string) {
   };
 }
 
-/** A track measurement with the CPU spent per answer (warm-up included), in µs. */
-export type TrackSample = LoadResult & { cpuMicrosPerAnswer: { server?: number; postgres?: number; loadGenerator: number } };
+/**
+ * A track measurement with the CPU spent per answer (warm-up included), in µs. For the tracking
+ * service, `drainSeconds` is how long its buffer took to empty after the load stopped: it is
+ * counted in the measurement's time (`okPerSecond`), so events left for after the window (a
+ * writer falling behind) do not count as throughput.
+ */
+export type TrackSample = LoadResult & { cpuMicrosPerAnswer: { server?: number; postgres?: number; loadGenerator: number }; drainSeconds?: number };
 
 /**
  * Loads `/o/<token>` (200) or `/c/<token>` (302) of one server with GETs, and measures the CPU
@@ -35,7 +40,7 @@ export type TrackSample = LoadResult & { cpuMicrosPerAnswer: { server?: number; 
  * only, they write the events) and this process (the load generator) spent per answer: on a
  * shared 2-core machine the three take CPU from one another, so the rates follow where it goes.
  */
-export async function measureTrack(server: RunningServer, path: string, expect: '2xx' | '3xx', settings: TrackSettings, postgres?: CpuOfProcesses): Promise<TrackSample> {
+export async function measureTrack(server: RunningServer, path: string, expect: '2xx' | '3xx', settings: TrackSettings, postgres?: CpuOfProcesses, drain?: () => Promise<number>): Promise<TrackSample> {
   const serverPid = server.child.process.pid;
   const serverBefore = cpuSeconds(serverPid);
   await postgres?.start();
@@ -50,16 +55,36 @@ export async function measureTrack(server: RunningServer, path: string, expect: 
     expect,
   });
   const load = process.cpuUsage(loadBefore);
+  const drainSeconds = drain ? await drain() : undefined;
   const serverAfter = cpuSeconds(serverPid);
   const postgresSeconds = await postgres?.stop();
   const answers = r.ok + r.warmupOk;
   const perAnswer = (seconds: number | undefined) => (seconds === undefined || answers === 0 ? undefined : (seconds * 1e6) / answers);
   return {
     ...r,
+    ...(drainSeconds === undefined ? {} : { drainSeconds, okPerSecond: r.ok / (r.seconds + drainSeconds) }),
     cpuMicrosPerAnswer: {
       server: perAnswer(serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore),
       postgres: perAnswer(postgresSeconds),
       loadGenerator: perAnswer((load.user + load.system) / 1e6) ?? Number.NaN,
     },
   };
+}
+
+/**
+ * Waits until the tracking service at `url` has written its buffer: its
+ * `mailroom_tracking_events_buffered` gauge reads 0 (a batch being written has left the buffer,
+ * so up to one batch's write may still be in flight). Returns the seconds waited.
+ */
+export async function waitForTrackingBuffer(url: string, timeoutMs = 60_000): Promise<number> {
+  const started = performance.now();
+  for (;;) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const buffered = /^mailroom_tracking_events_buffered(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1];
+    if (buffered === undefined) throw new Error('the tracking service exported no mailroom_tracking_events_buffered gauge');
+    const waited = (performance.now() - started) / 1000;
+    if (Number(buffered) === 0) return waited;
+    if (waited * 1000 > timeoutMs) throw new Error(`the tracking service still had ${buffered} events buffered after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

@@ -7,7 +7,14 @@ export interface EngagementBufferOptions {
   logger: Logger;
   /** How long a hit waits at most before its batch is written, in ms (default 1000). */
   flushIntervalMs?: number;
-  /** A batch this large is written at once (default 2,000: few large statements keep the writer ahead of thousands of hits a second). */
+  /**
+   * A write starts as soon as this many hits wait (default 500), without waiting for the timer,
+   * and takes every hit waiting up to `maxBatch`: while the writer keeps up, batches stay about
+   * this size (PostgreSQL writes a 500-event statement for less per event than a 2,000-event one,
+   * whose JSON no longer fits its caches); under a heavier load they grow, so it keeps up.
+   */
+  writeAt?: number;
+  /** The largest batch one write takes (default 2,000). */
   maxBatch?: number;
   /** Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and counted (default 200,000). */
   maxBuffered?: number;
@@ -16,6 +23,7 @@ export interface EngagementBufferOptions {
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
+const DEFAULT_WRITE_AT = 500;
 const DEFAULT_MAX_BATCH = 2_000;
 const DEFAULT_MAX_BUFFERED = 200_000;
 // While stopping, a failing write is retried this often, in ms, until the stop deadline.
@@ -24,7 +32,7 @@ const STOP_RETRY_MS = 200;
 /**
  * Holds opens and clicks in memory between the request that saw them and their batch's write,
  * so the hot path touches no database: a batch is written every `flushIntervalMs` or as soon
- * as `maxBatch` hits wait, one write at a time, in arrival order. A failed write keeps its hits
+ * as `writeAt` hits wait, one write at a time, in arrival order. A failed write keeps its hits
  * at the front for the next try. `stop()` writes everything left, so SIGTERM loses nothing; a
  * crash loses what waited, at most about one interval of hits.
  */
@@ -33,12 +41,14 @@ export class EngagementBuffer {
   private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly flushIntervalMs: number;
+  private readonly writeAt: number;
   private readonly maxBatch: number;
   private readonly maxBuffered: number;
 
   constructor(private readonly options: EngagementBufferOptions) {
     this.flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.writeAt = Math.min(options.writeAt ?? DEFAULT_WRITE_AT, this.maxBatch);
     this.maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
   }
 
@@ -58,7 +68,7 @@ export class EngagementBuffer {
       this.hits.splice(0, dropped);
       this.options.onDropped?.(dropped);
     }
-    if (this.hits.length >= this.maxBatch && this.writing === null) void this.flush();
+    if (this.hits.length >= this.writeAt && this.writing === null) void this.flush();
   }
 
   /** Writes what waits, batch by batch; resolves when the write in progress (and any it started) is done. Never rejects. */

@@ -27,6 +27,7 @@ export interface TrackingOptions {
   host?: string;
   /** Buffer settings (tests and the benchmark shorten or lengthen them). */
   flushIntervalMs?: number;
+  writeAt?: number;
   maxBatch?: number;
 }
 
@@ -97,6 +98,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     write,
     logger: logger.child({ component: 'buffer' }),
     flushIntervalMs: options.flushIntervalMs,
+    writeAt: options.writeAt,
     maxBatch: options.maxBatch,
     onDropped: (count) => dropped.inc({ reason: 'buffer_full' }, count),
   });

@@ -290,7 +290,7 @@ describe('the engagement buffer', () => {
   test('when the service stops with events buffered, then every one of them is written', async () => {
     const env = testEnv(database, { TRACKING_PORT: '0' });
     // A flush interval far beyond the test: nothing is written before stop().
-    const held = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 3_600_000, maxBatch: 100_000 });
+    const held = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 3_600_000, writeAt: 100_000, maxBatch: 100_000 });
     const emailId = newId('email');
     const recipients = Array.from({ length: 20 }, (_, i) => ({ id: newId('recipient'), address: `r${i}@example.test`, kind: 'to' as const }));
     await insertEmails(pool, [
