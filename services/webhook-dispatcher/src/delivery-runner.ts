@@ -124,7 +124,7 @@ export class DeliveryRunner {
       Date.now() >= deadline ||
       [...endpoints].every((id) => {
         const state = this.endpoints.get(id);
-        return !state || state.waiting.length + state.ready.length <= limit;
+        return !state || state.waiting.length + state.claiming + state.ready.length <= limit;
       });
     while (!settled()) await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
   }
