@@ -283,13 +283,17 @@ async function runDeliver(db: BenchDatabase): Promise<void> {
   results.deliver = { baseline: { samples: baseline, median: b }, ours: { samples: ours, median: o }, ratio, target: TARGET, verdict: verdictOf(ratio, TARGET), notes };
 }
 
-/** A receive measurement with the CPU spent per message answered (warm-up included), in µs. */
-type ReceiveSample = ReceiveResult & { cpuMicrosPerMessage: { server?: number; postgres?: number; loadGenerator: number } };
+/**
+ * A receive measurement with the CPU spent per message answered (warm-up included), in µs, and
+ * the share of one core the server process was busy over the same span.
+ */
+type ReceiveSample = ReceiveResult & { cpuMicrosPerMessage: { server?: number; postgres?: number; loadGenerator: number }; serverBusy?: number };
 
 function describeReceive(r: ReceiveSample): string {
   const problems = r.refused > 0 ? `  refused ${r.refused} (first: ${r.firstError})` : '';
   const { server, postgres, loadGenerator } = r.cpuMicrosPerMessage;
-  const cpu = [`server ${server === undefined ? '?' : fmt(server)}`, ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`]), `load ${fmt(loadGenerator)}`];
+  const busy = r.serverBusy === undefined ? '' : ` (busy ${fmt(r.serverBusy * 100)} % of a core)`;
+  const cpu = [`server ${server === undefined ? '?' : fmt(server)}${busy}`, ...(postgres === undefined ? [] : [`PostgreSQL ${fmt(postgres)}`]), `load ${fmt(loadGenerator)}`];
   return `${fmt(r.perSecond)} msg/s  (${fmt(r.accepted)} answered 250; CPU µs/msg: ${cpu.join(', ')})${problems}`;
 }
 
@@ -303,7 +307,9 @@ async function measureReceiveCpu(server: RunningServer & { port: number }, to: s
   const serverBefore = cpuSeconds(serverPid);
   await postgres?.start();
   const loadBefore = process.cpuUsage();
+  const startedAt = performance.now();
   const r = await measureReceive(server.port, to, settings.receive);
+  const elapsedSeconds = (performance.now() - startedAt) / 1000;
   const load = process.cpuUsage(loadBefore);
   const serverAfter = cpuSeconds(serverPid);
   const postgresSeconds = await postgres?.stop();
@@ -315,6 +321,8 @@ async function measureReceiveCpu(server: RunningServer & { port: number }, to: s
       postgres: perMessage(postgresSeconds),
       loadGenerator: perMessage((load.user + load.system) / 1e6) ?? Number.NaN,
     },
+    // Below 1 while the server waits (for its commits, or for the client): what overlapping them could win.
+    serverBusy: serverBefore === undefined || serverAfter === undefined ? undefined : (serverAfter - serverBefore) / elapsedSeconds,
   };
 }
 
