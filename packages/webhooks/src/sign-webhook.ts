@@ -28,22 +28,39 @@ export interface SignWebhookInput {
  */
 export function signWebhook(input: SignWebhookInput): Record<string, string> {
   const timestamp = String(input.timestamp);
-  const secrets = [input.secret, ...(input.previousSecret ? [input.previousSecret] : [])];
+  const keys = keysOf(input.secret);
   const signed = `${input.eventId}.${timestamp}.${input.body}`;
+  let signature = `v1,${createHmac('sha256', keys.standard).update(signed).digest('base64')}`;
+  if (input.previousSecret) signature += ` v1,${createHmac('sha256', keysOf(input.previousSecret).standard).update(signed).digest('base64')}`;
   return {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
-    'x-service-signature': `sha256=${createHmac('sha256', Buffer.from(input.secret, 'utf8')).update(input.body).digest('hex')}`,
+    'x-service-signature': `sha256=${createHmac('sha256', keys.whole).update(input.body).digest('hex')}`,
     'x-service-event-id': input.eventId,
     'x-service-event-type': input.eventType,
     'x-service-timestamp': timestamp,
     'webhook-id': input.eventId,
     'webhook-timestamp': timestamp,
-    'webhook-signature': secrets.map((s) => `v1,${createHmac('sha256', standardKey(s)).update(signed).digest('base64')}`).join(' '),
+    'webhook-signature': signature,
   };
 }
 
-/** The Standard Webhooks key: the base64 after `whsec_`. */
-function standardKey(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64');
+/** A secret's two HMAC keys: its whole UTF-8 bytes, and the Standard Webhooks key (the base64 after `whsec_`). */
+interface SecretKeys {
+  whole: Buffer;
+  standard: Buffer;
+}
+
+// Secrets whose keys are kept per process (both encodings made once, not on every delivery); past it the cache starts over.
+const MAX_CACHED_KEYS = 10_000;
+const secretKeys = new Map<string, SecretKeys>();
+
+function keysOf(secret: string): SecretKeys {
+  let keys = secretKeys.get(secret);
+  if (!keys) {
+    keys = { whole: Buffer.from(secret, 'utf8'), standard: Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64') };
+    if (secretKeys.size >= MAX_CACHED_KEYS) secretKeys.clear();
+    secretKeys.set(secret, keys);
+  }
+  return keys;
 }

@@ -46,10 +46,12 @@ export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[
     // Each delivery row found by its primary key. A burst's webhook_deliveries grows (and its
     // updated rows leave dead versions) faster than statistics follow, and the planner, costing
     // a small table, hashed the batch and read the whole table for every batch (9 ms for
-    // 4,500 rows, growing with the burst). Set for this transaction only.
+    // 4,500 rows, growing with the burst). Set for this transaction only; with it, the plan is
+    // the same whatever the statistics, so the statement is prepared once and its plan reused
+    // (planning it cost PostgreSQL about 0.7 ms per batch).
     await client.query('SET LOCAL enable_seqscan = off');
     const { rows } = await client.query<{ written: number }>({
-      // Unnamed, so planned for each batch with the table as it is.
+      name: 'mailroom-webhook-write-attempts',
       text: `${RECORD_ATTEMPTS} SELECT count(*)::int AS written FROM inserted`,
       values: recordValues(records),
     });
@@ -83,7 +85,7 @@ function recordValues(records: readonly AttemptRecord[]): unknown[] {
 // once touch the same endpoints, and an update's own order (its join's) could lock them in
 // opposite orders and deadlock, losing both batches' records.
 const LOCK_ENDPOINTS = `SELECT w.id FROM webhooks w
-            WHERE w.id IN (SELECT s.webhook_id FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text))
+            WHERE w.id IN (SELECT s.webhook_id FROM json_to_recordset($2::json) AS s(webhook_id text))
             ORDER BY w.id FOR NO KEY UPDATE`;
 
 // The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
@@ -101,13 +103,13 @@ const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
                                       THEN 'failing'::"WebhookDisabledReason"
                                     ELSE w.disabled_reason END,
              updated_at = now()
-             FROM jsonb_to_recordset($2::jsonb) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
+             FROM json_to_recordset($2::json) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
             WHERE w.id = s.webhook_id AND l.id = w.id
            RETURNING w.id`;
 
 // Writes the attempts ($1), their deliveries and endpoints; the caller adds the final SELECT over `inserted`.
 const RECORD_ATTEMPTS = `WITH x AS (
-             SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(id text, event_id text, webhook_id text, event_type text, trigger text, url text,
+             SELECT * FROM json_to_recordset($1::json) AS x(id text, event_id text, webhook_id text, event_type text, trigger text, url text,
                response_status int, response_body text, duration_ms int, error text, success boolean, next_retry_at timestamptz,
                created_at timestamptz, leased boolean)),
            d AS (
