@@ -220,6 +220,22 @@ describe('the event outbox', () => {
     ]);
   });
 
+  test('when PostgreSQL refuses a row, then appendEvents rejects, nothing of the batch is stored and the connection stays usable', async () => {
+    const client = await first.connect();
+    try {
+      await client.query('BEGIN');
+      const good = received('inb_refused_batch');
+      const bad: NewEvent = { ...good, data: new JsonText('{"not json') };
+      await expect(appendEvents(client, [good, bad])).rejects.toThrow(/json/i);
+      await client.query('ROLLBACK');
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      client.release();
+    }
+    const { rows } = await first.query({ text: "SELECT id FROM email_events WHERE received_email_id = 'inb_refused_batch'" });
+    expect(rows).toEqual([]);
+  });
+
   describe('with the events queue', () => {
     const redis = createRedis('redis://127.0.0.1:6379', 'worker');
     const prefix = `mrtest-${randomBytes(4).toString('hex')}`;
