@@ -1,4 +1,6 @@
 import { newId, type TEST_EVENT_TYPE, type WebhookEventType } from '@mailroom/core';
+import { finished } from 'node:stream/promises';
+import { from as copyFrom } from 'pg-copy-streams';
 import type { PoolClient } from '../pool';
 
 /**
@@ -40,39 +42,60 @@ export interface NewEvent {
  * so they commit (or vanish) with the change they report. Within the call, positions follow the
  * order given. Returns the events' ids in that order. After the commit, tell the `events` queue
  * (`EventQueue.notify`); if that is lost, `reconcileOutbox` notices.
+ *
+ * The rows go in with `COPY … FROM STDIN`: no statement parameter to parse as one large JSON
+ * document and take apart again, and PostgreSQL inserts them in batches (its multi-insert path),
+ * which cost 14 µs of PostgreSQL per 500-byte event against 17 for `INSERT … SELECT` from
+ * `jsonb_to_recordset`. COPY reads rows in order and draws each one's position as it reads it.
  */
 export async function appendEvents(client: PoolClient, events: readonly NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const now = new Date().toISOString();
+  const now = utcText(new Date());
+  // Events of one batch mostly share their millisecond: each distinct one is formatted once.
+  let lastMs = Number.NaN;
+  let lastText = '';
+  const createdAt = (at: Date): string => {
+    if (at.getTime() !== lastMs) {
+      lastMs = at.getTime();
+      lastText = utcText(at);
+    }
+    return lastText;
+  };
   const ids: string[] = [];
-  // The rows' JSON written out here, each with only the columns its event has
-  // (jsonb_to_recordset reads a missing key as NULL): no intermediate object per row, and a
-  // `JsonText` data goes in as it is.
-  let rows = '[';
+  // One line per event in COPY's text format: the columns of COPY_EVENTS, tab-separated, \N for NULL.
+  let rows = '';
   for (const e of events) {
     const id = e.id ?? newId('event');
     ids.push(id);
-    if (rows.length > 1) rows += ',';
-    rows += `{"id":${JSON.stringify(id)},"project_id":${JSON.stringify(e.projectId)},"type":${JSON.stringify(e.type)},"created_at":"${e.createdAt?.toISOString() ?? now}"`;
     const { subject } = e;
-    if (subject.kind === 'email') rows += `,"email_id":${JSON.stringify(subject.emailId)},"recipient":${JSON.stringify(subject.recipient)}`;
-    else if (subject.kind === 'received_email') rows += `,"received_email_id":${JSON.stringify(subject.receivedEmailId)}`;
-    else if (subject.kind === 'webhook') rows += `,"webhook_id":${JSON.stringify(subject.webhookId)}`;
-    else rows += `,"domain_id":${JSON.stringify(subject.domainId)}`;
-    if (e.sourceKey != null) rows += `,"source_key":${JSON.stringify(e.sourceKey)}`;
-    rows += `,"data":${e.data instanceof JsonText ? e.data.text : JSON.stringify(e.data)}}`;
+    rows += `${copyText(id)}\t${copyText(e.projectId)}\t${copyText(e.type)}\t${e.createdAt ? createdAt(e.createdAt) : now}\t`;
+    if (subject.kind === 'email') rows += `${copyText(subject.emailId)}\t${copyText(subject.recipient)}\t\\N\t\\N\t\\N\t`;
+    else if (subject.kind === 'received_email') rows += `\\N\t\\N\t${copyText(subject.receivedEmailId)}\t\\N\t\\N\t`;
+    else if (subject.kind === 'webhook') rows += `\\N\t\\N\t\\N\t${copyText(subject.webhookId)}\t\\N\t`;
+    else rows += `\\N\t\\N\t\\N\t\\N\t${copyText(subject.domainId)}\t`;
+    rows += `${e.sourceKey == null ? '\\N' : copyText(e.sourceKey)}\t${copyText(e.data instanceof JsonText ? e.data.text : JSON.stringify(e.data))}\n`;
   }
-  rows += ']';
-  await client.query({
-    name: 'mailroom-append-events',
-    // ORDER BY ordinality: positions (a bigserial default) are drawn in the order given.
-    text: `INSERT INTO email_events (id, project_id, email_id, recipient, received_email_id, webhook_id, domain_id, type, data, created_at, source_key)
-           SELECT e.id, e.project_id, e.email_id, e.recipient, e.received_email_id, e.webhook_id, e.domain_id, e.type, e.data, e.created_at, e.source_key
-             FROM ROWS FROM (jsonb_to_recordset($1::jsonb)
-                  AS (id text, project_id text, email_id text, recipient text, received_email_id text, webhook_id text, domain_id text, type text, data jsonb, created_at timestamptz, source_key text))
-                  WITH ORDINALITY AS e(id, project_id, email_id, recipient, received_email_id, webhook_id, domain_id, type, data, created_at, source_key, n)
-            ORDER BY e.n`,
-    values: [rows],
-  });
+  const stream = client.query(copyFrom(COPY_EVENTS));
+  // 'finish' once PostgreSQL has taken every row (the COPY's ReadyForQuery); 'error' when it refused one.
+  await finished(stream.end(rows));
   return ids;
+}
+
+const COPY_EVENTS = 'COPY email_events (id, project_id, type, created_at, email_id, recipient, received_email_id, webhook_id, domain_id, source_key, data) FROM STDIN';
+
+// created_at is a timestamp without time zone holding UTC, as Prisma writes it: the UTC wall time.
+const utcText = (at: Date): string => at.toISOString().slice(0, -1);
+
+// What COPY's text format reads specially inside a column, and how each is written.
+const COPY_SPECIAL = /[\\\n\r\t]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/**
+ * A column's text in COPY's text format: backslashes, newlines, carriage returns and tabs escaped.
+ * Most values have none (JSON text has no raw ones, only its escapes' backslashes), and four
+ * `includes` scans find that several times faster than a regular expression.
+ */
+function copyText(value: string): string {
+  if (!value.includes('\\') && !value.includes('\t') && !value.includes('\n') && !value.includes('\r')) return value;
+  return value.replace(COPY_SPECIAL, (c) => COPY_ESCAPES[c] as string);
 }

@@ -2,7 +2,7 @@ import { createRedis, EventQueue, openQueue, queues } from '@mailroom/core';
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/databases';
 import { createPool, inTransaction, type Pool, type PoolClient } from '../pool';
-import { appendEvents, type NewEvent } from './append-events';
+import { appendEvents, JsonText, type NewEvent } from './append-events';
 import { presentEvent } from './present-event';
 import { OUTBOX_START, type OutboxCursor, readOutbox } from './read-outbox';
 import { reconcileOutbox } from './reconcile-outbox';
@@ -199,6 +199,41 @@ describe('the event outbox', () => {
       { ...none, webhook_id: 'wh_1', n: '1' },
       { ...none, domain_id: 'dom_1', n: '2' },
     ]);
+  });
+
+  test('when event fields hold backslashes, tabs, newlines, quotes and non-ASCII text, then each is stored exactly as given', async () => {
+    const odd = 'a\\b\tc\nd\re "q" \\N \\. é 日本 😀';
+    const data = { subject: odd, nested: { list: [odd, '\\'] } };
+    const [id] = await inTransaction(first, (client) =>
+      appendEvents(client, [{ projectId: 'proj_test', subject: { kind: 'email', emailId: 'em_odd', recipient: `"${odd}"@example.test` }, type: 'email.opened', data, sourceKey: odd }]),
+    );
+    const [withText] = await inTransaction(first, (client) =>
+      appendEvents(client, [{ projectId: 'proj_test', subject: { kind: 'webhook', webhookId: 'wh_odd' }, type: 'webhook.test', data: new JsonText(`{\n\t"subject": ${JSON.stringify(odd)}\n}`) }]),
+    );
+    const { rows } = await first.query<{ id: string; recipient: string | null; source_key: string | null; data: unknown }>({
+      text: 'SELECT id, recipient, source_key, data FROM email_events WHERE id = ANY($1::text[]) ORDER BY position',
+      values: [[id, withText]],
+    });
+    expect(rows).toEqual([
+      { id, recipient: `"${odd}"@example.test`, source_key: odd, data },
+      { id: withText, recipient: null, source_key: null, data: { subject: odd } },
+    ]);
+  });
+
+  test('when PostgreSQL refuses a row, then appendEvents rejects, nothing of the batch is stored and the connection stays usable', async () => {
+    const client = await first.connect();
+    try {
+      await client.query('BEGIN');
+      const good = received('inb_refused_batch');
+      const bad: NewEvent = { ...good, data: new JsonText('{"not json') };
+      await expect(appendEvents(client, [good, bad])).rejects.toThrow(/json/i);
+      await client.query('ROLLBACK');
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    } finally {
+      client.release();
+    }
+    const { rows } = await first.query({ text: "SELECT id FROM email_events WHERE received_email_id = 'inb_refused_batch'" });
+    expect(rows).toEqual([]);
   });
 
   describe('with the events queue', () => {

@@ -10,12 +10,11 @@ const recipientSelect = {
 /** One email of the project with its recipients and timeline (oldest event first). */
 export async function getEmail(db: Database, projectId: string, id: string) {
   if (!isId('email', id)) throw notFound('email');
-  const email = await db.email.findFirst({
-    where: { id, projectId },
-    include: { recipients: recipientSelect, events: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
-  });
+  const email = await db.email.findFirst({ where: { id, projectId }, include: { recipients: recipientSelect } });
   if (!email) throw notFound('email');
-  return email;
+  // Events name their email without a relation (no foreign key on the outbox's hot path).
+  const events = await db.emailEvent.findMany({ where: { emailId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+  return { ...email, events };
 }
 
 /** Clicks per link of one email of the project (404 for another project's or a missing email). */
