@@ -1,5 +1,6 @@
 import { decryptSecret } from '@mailroom/core';
 import { type AttemptRecord, type DeliveryTarget, presentEvent } from '@mailroom/db';
+import { remember } from './remember';
 import { signWebhook } from './sign-webhook';
 import type { PostResult, WebhookClient } from './webhook-client';
 
@@ -80,14 +81,8 @@ export function nextRetryAt(deps: Pick<AttemptDeps, 'retrySchedule' | 'random'>,
 const MAX_CACHED_SECRETS = 10_000;
 
 function openSecret(deps: AttemptDeps, ciphertext: string): string {
-  const cached = deps.secrets?.get(ciphertext);
-  if (cached !== undefined) return cached;
-  const secret = decryptSecret(deps.encryptionKey, ciphertext);
-  if (deps.secrets) {
-    if (deps.secrets.size >= MAX_CACHED_SECRETS) deps.secrets.clear();
-    deps.secrets.set(ciphertext, secret);
-  }
-  return secret;
+  const decrypt = () => decryptSecret(deps.encryptionKey, ciphertext);
+  return deps.secrets ? remember(deps.secrets, ciphertext, MAX_CACHED_SECRETS, decrypt) : decrypt();
 }
 
 function describeStatus(status: number): string {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { remember } from './remember';
 
 /** Sent on every delivery (DESIGN §5). */
 export const WEBHOOK_USER_AGENT = 'Mailroom-Webhooks/1';
@@ -56,11 +57,8 @@ const MAX_CACHED_KEYS = 10_000;
 const secretKeys = new Map<string, SecretKeys>();
 
 function keysOf(secret: string): SecretKeys {
-  let keys = secretKeys.get(secret);
-  if (!keys) {
-    keys = { whole: Buffer.from(secret, 'utf8'), standard: Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64') };
-    if (secretKeys.size >= MAX_CACHED_KEYS) secretKeys.clear();
-    secretKeys.set(secret, keys);
-  }
-  return keys;
+  return remember(secretKeys, secret, MAX_CACHED_KEYS, () => ({
+    whole: Buffer.from(secret, 'utf8'),
+    standard: Buffer.from(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret, 'base64'),
+  }));
 }
