@@ -7,10 +7,17 @@ import { domainToASCII } from 'node:url';
  * everything compares case-insensitively (domains in their ASCII form).
  */
 
-// RFC 5321 dot-atom local parts; quoted local parts are not routable here.
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+// A local part's characters outside quotes: RFC 5321's atext, and (RFC 6531, SMTPUTF8, which the
+// MX offers) any non-ASCII character but controls, surrogates and spaces.
+const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]|[^\\p{ASCII}\\p{Cc}\\p{Cs}\\p{Z}]";
+const DOT_ATOM = new RegExp(`^(?:${ATEXT})+(?:\\.(?:${ATEXT})+)*$`, 'u');
+// A quoted local part (RFC 5321 Quoted-string): printable ASCII but `"` and `\` unless escaped,
+// and non-ASCII characters but controls and surrogates.
+const QUOTED_LOCAL = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e]|[^\p{ASCII}\p{Cc}\p{Cs}])*)"$/u;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-const MAX_ADDRESS = 254;
+// RFC 5321's limits, in octets (UTF-8): a local part of 64, a whole address of 254.
+const MAX_LOCAL_OCTETS = 64;
+const MAX_ADDRESS_OCTETS = 254;
 
 /** A domain in its lower-case ASCII (punycode) form, or null when it is not a host name. */
 export function normalizeDomain(domain: string): string | null {
@@ -22,15 +29,30 @@ export function normalizeDomain(domain: string): string | null {
   return labels.length >= 2 && labels.every((label) => LABEL.test(label)) ? ascii : null;
 }
 
-/** `local@domain` lower-cased with an ASCII domain, or null when it is not a routable address. */
+/**
+ * `local@domain` lower-cased (the local part also in Unicode NFC) with an ASCII domain, or null
+ * when it is not a routable address. The local part may be a dot-atom, UTF-8 included (SMTPUTF8),
+ * or a quoted string; a quoted one that needs no quotes is written without them (`"info"@x` is
+ * `info@x`), and one that does keeps them, with only `"` and `\` escaped.
+ */
 export function normalizeAddress(address: string): string | null {
   const at = address.lastIndexOf('@');
-  if (at <= 0 || at > 64) return null;
-  const local = address.slice(0, at);
+  if (at <= 0) return null;
+  const rawLocal = address.slice(0, at);
+  if (Buffer.byteLength(rawLocal) > MAX_LOCAL_OCTETS) return null;
+  const local = normalizeLocalPart(rawLocal);
   const domain = normalizeDomain(address.slice(at + 1));
-  if (!domain || !LOCAL_PART.test(local)) return null;
-  const normalized = `${local.toLowerCase()}@${domain}`;
-  return normalized.length <= MAX_ADDRESS ? normalized : null;
+  if (!domain || local === null) return null;
+  const normalized = `${local}@${domain}`;
+  return Buffer.byteLength(normalized) <= MAX_ADDRESS_OCTETS ? normalized : null;
+}
+
+function normalizeLocalPart(local: string): string | null {
+  if (DOT_ATOM.test(local)) return local.toLowerCase().normalize('NFC');
+  const quoted = QUOTED_LOCAL.exec(local);
+  if (!quoted) return null;
+  const content = (quoted[1] as string).replace(/\\(.)/gu, '$1').toLowerCase().normalize('NFC');
+  return DOT_ATOM.test(content) ? content : `"${content.replace(/["\\]/g, '\\$&')}"`;
 }
 
 /**
@@ -43,8 +65,9 @@ export function normalizeRouteMatch(match: string): string | null {
     const domain = normalizeDomain(trimmed.slice(2));
     return domain ? `*@${domain}` : null;
   }
-  // `*` is legal in a local part, but a route with one would read as a wildcard it is not.
-  return trimmed.includes('*') ? null : normalizeAddress(trimmed);
+  // `*` is legal in a local part, but a route with one would read as a wildcard it is not; a
+  // route is written without quotes (a recipient's quoted local part still finds it, unquoted).
+  return trimmed.includes('*') || trimmed.includes('"') ? null : normalizeAddress(trimmed);
 }
 
 /**
@@ -58,7 +81,7 @@ export function routeCandidates(recipient: string): string[] {
   const local = address.slice(0, at);
   const domain = address.slice(at + 1);
   const candidates = [address];
-  const plus = local.indexOf('+');
+  const plus = local.startsWith('"') ? -1 : local.indexOf('+');
   if (plus > 0) candidates.push(`${local.slice(0, plus)}@${domain}`);
   candidates.push(`*@${domain}`);
   return candidates;

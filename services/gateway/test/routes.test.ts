@@ -32,6 +32,11 @@ describe('routes: /routes', () => {
     const wildcard = await a.post('/routes', { match: '*@Bücher.Example' });
     expect(wildcard.status).toBe(201);
     expect(wildcard.body).toMatchObject({ match: '*@xn--bcher-kva.example', name: null });
+
+    // An internationalized local part (the MX offers SMTPUTF8): lower-cased, in NFC.
+    const international = await a.post('/routes', { match: 'Ju\u0308rgen@Bücher.Example' });
+    expect(international.status).toBe(201);
+    expect(international.body).toMatchObject({ match: 'jürgen@xn--bcher-kva.example' });
   });
 
   test.each([
@@ -43,6 +48,8 @@ describe('routes: /routes', () => {
     ['a number', 42],
     ['a CR/LF inside', 'a@acme.example\r\nx'],
     ['a tab inside', 'a@acme.\texample'],
+    ['a quoted local part', '"info"@acme.example'],
+    ['a no-break space in the local part', 'a\u00a0b@acme.example'],
   ])('when the match is %s, then 422 validation_error naming `match`', async (_label, match) => {
     const res = await a.post('/routes', { match });
     expect(res.status).toBe(422);

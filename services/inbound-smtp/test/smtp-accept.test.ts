@@ -25,7 +25,7 @@ describe('the MX accepting mail', () => {
 
   beforeAll(async () => {
     t = await startTestMx({ label: 'smtpaccept' });
-    acme = await seedProject(t.pool, ['support@acme.test', '*@wild.acme.test']);
+    acme = await seedProject(t.pool, ['support@acme.test', '*@wild.acme.test', 'ünïcødé@acme.test']);
     other = await seedProject(t.pool, ['sales@other.test']);
   });
   afterAll(() => t.close());
@@ -86,6 +86,22 @@ describe('the MX accepting mail', () => {
     expect(await rcptReply(t.mx.port, 'Support+news@ACME.test')).toMatch(/^250/);
     expect(await rcptReply(t.mx.port, 'SUPPORT@acme.test')).toMatch(/^250/);
     expect(await rcptReply(t.mx.port, 'supportx@acme.test')).toMatch(/^550 5\.1\.1/);
+  });
+
+  test('when an internationalized address arrives over SMTPUTF8, then a wildcard route and an exact UTF-8 route both take it; a quoted local part finds its unquoted route', async () => {
+    const raw = message('Internationalized');
+    const info = await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['пользователь@wild.acme.test', 'Ünïcødé@acme.test'] }, raw });
+    expect(info.accepted).toHaveLength(2);
+    const [row] = await storedRows(t.pool);
+    expect(row).toMatchObject({
+      project_id: acme.projectId,
+      route_ids: [acme.routes['*@wild.acme.test'], acme.routes['ünïcødé@acme.test']],
+      rcpt_to: ['пользователь@wild.acme.test', 'Ünïcødé@acme.test'],
+    });
+    expect(await rcptReply(t.mx.port, '"Support"@acme.test')).toMatch(/^250/);
+    // Quotes that are only syntax change nothing: this is support+x@acme.test, a +tag of the route.
+    expect(await rcptReply(t.mx.port, '"support+x"@acme.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'ünïcødéx@acme.test')).toMatch(/^550 5\.1\.1/);
   });
 
   test('when a VERP address has a wrong MAC or names no recipient, then 550; with the right MAC, then it is stored as feedback in the sent email’s project', async () => {
