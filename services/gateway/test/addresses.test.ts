@@ -12,7 +12,15 @@ describe('parseMailbox', () => {
     expect(parseMailbox('"Lima, Ana" <ana@example.com>')).toEqual({ name: 'Lima, Ana', address: 'ana@example.com' });
   });
 
+  test('when the domain is internationalized, then the address comes back with its punycode domain', () => {
+    expect(parseMailbox('bob@bücher.example')).toEqual({ name: '', address: 'bob@xn--bcher-kva.example' });
+    expect(parseMailbox('Иван <ivan@пример.рф>')).toEqual({ name: 'Иван', address: 'ivan@xn--e1afmkfd.xn--p1ai' });
+    expect(parseMailbox('ivan@xn--e1afmkfd.xn--p1ai')).toEqual({ name: '', address: 'ivan@xn--e1afmkfd.xn--p1ai' });
+  });
+
   test.each([
+    ['an internationalized local part', 'иван@example.com'],
+    ['a domain that is no host name', 'a@bü cher.example'],
     ['no domain', 'ana@'],
     ['no at sign', 'ana.example.com'],
     ['two addresses', 'a@example.com, b@example.com'],

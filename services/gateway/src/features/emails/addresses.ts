@@ -1,8 +1,10 @@
+import { domainToASCII } from 'node:url';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 
 const MAX_RECIPIENTS = 50;
-const emailAddress = z.email();
+// zod's email pattern, with a punycode top-level domain (`xn--p1ai`, .рф) allowed beside letters.
+const emailAddress = z.email({ pattern: /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+(?:[A-Za-z]{2,}|xn--[A-Za-z0-9-]{2,59})$/ });
 // The common forms, "a@x" and "Plain Name <a@x>", with nothing addressparser would read
 // specially (quotes, comments, commas, groups, runs of spaces), are taken as they are.
 const ATEXT = "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+";
@@ -23,7 +25,11 @@ const QUOTED_NAMED = /^"((?:[^"\\<>@\p{Cc}]|\\[^<>@\p{Cc}])*)"\s*<([^<>\s]+)>$/u
 const PHRASE_NAMED = /^([^"(),:;<>@[\\\]\p{Cc}]*)<([^<>\s]+)>$/u;
 const BARE_ADDRESS = /^[^<>\s"(),:;[\\\]]+$/;
 
-/** Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not exactly one valid address. */
+/**
+ * Parses exactly one mailbox, "a@x" or "Name <a@x>". Null when it is not exactly one valid
+ * address. An internationalized domain is allowed and comes back in its ASCII (punycode) form,
+ * which the envelope, DNS and suppressions use; the local part must be ASCII.
+ */
 export function parseMailbox(value: string): Mailbox | null {
   if (PLAIN_ADDRESS.test(value)) return isAddress(value) ? { name: '', address: value } : null;
   const named = PLAIN_NAMED.exec(value);
@@ -35,7 +41,18 @@ export function parseMailbox(value: string): Mailbox | null {
   // Nodemailer reads the header again when sending: it must find this same, single address.
   const parsed = addressparser(value, { flatten: true });
   if (parsed.length !== 1 || parsed[0]?.address !== mailbox.address) return null;
-  return mailbox;
+  const address = withAsciiDomain(mailbox.address);
+  return address !== null && isAddress(address) ? { name: mailbox.name, address } : null;
+}
+
+/** The address with its domain in ASCII (punycode) form; null when the domain is not one. */
+function withAsciiDomain(address: string): string | null {
+  const at = address.lastIndexOf('@');
+  const domain = address.slice(at + 1);
+  // ASCII already: nothing to convert (and domainToASCII would accept what z.email refuses).
+  if (!/[^\x20-\x7e]/.test(domain)) return address;
+  const ascii = domainToASCII(domain);
+  return at > 0 && ascii ? `${address.slice(0, at)}@${ascii}` : null;
 }
 
 function parseStrictMailbox(value: string): Mailbox | null {
@@ -55,7 +72,7 @@ function parseStrictMailbox(value: string): Mailbox | null {
   } else {
     return null;
   }
-  return isAddress(address) ? { name, address } : null;
+  return { name, address };
 }
 
 function isAddress(address: string): boolean {
