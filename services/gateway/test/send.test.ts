@@ -253,10 +253,14 @@ describe('reading, canceling and isolation', () => {
       data: [
         { projectId: a.projectId, address: 'gone@example.test', reason: 'bounce', detail: '550 5.1.1 no such user' },
         { projectId: a.projectId, address: 'angry@example.test', reason: 'complaint' },
+        { projectId: a.projectId, address: 'bob@xn--bcher-kva.example', reason: 'bounce' },
       ],
     });
     const list = await a.as.get('/suppressions');
-    expect(list.body.data.map((s: { email: string }) => s.email).sort()).toEqual(['angry@example.test', 'gone@example.test']);
+    expect(list.body.data.map((s: { email: string }) => s.email).sort()).toEqual(['angry@example.test', 'bob@xn--bcher-kva.example', 'gone@example.test']);
+    // An internationalized domain is looked up in the punycode form recipients are stored in.
+    expect((await a.as.get(`/suppressions/${encodeURIComponent('Bob@Bücher.example')}`)).body).toMatchObject({ id: 'bob@xn--bcher-kva.example' });
+    expect((await a.as.delete(`/suppressions/${encodeURIComponent('bob@bücher.example')}`)).body).toMatchObject({ id: 'bob@xn--bcher-kva.example', deleted: true });
     const one = await a.as.get('/suppressions/Gone@Example.test');
     expect(one.body).toMatchObject({ object: 'suppression', id: 'gone@example.test', reason: 'bounce', detail: '550 5.1.1 no such user' });
     expect((await b.as.get('/suppressions/gone@example.test')).status).toBe(404);

@@ -45,8 +45,8 @@ export function parseMailbox(value: string): Mailbox | null {
   return address !== null && isAddress(address) ? { name: mailbox.name, address } : null;
 }
 
-/** The address with its domain in ASCII (punycode) form; null when the domain is not one. */
-function withAsciiDomain(address: string): string | null {
+/** The address with its domain in ASCII (punycode) form, as recipients are stored; null when the domain is not one. */
+export function withAsciiDomain(address: string): string | null {
   const at = address.lastIndexOf('@');
   const domain = address.slice(at + 1);
   // ASCII already: nothing to convert (and domainToASCII would accept what z.email refuses).

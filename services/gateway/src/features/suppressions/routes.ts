@@ -5,6 +5,7 @@ import { scopedProjectId } from '../../auth/auth-context';
 import { listQuery, type ListQuery } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, listSchema, timestamp } from '../../schemas/common';
+import { withAsciiDomain } from '../emails/addresses';
 
 const suppressionSchema = z
   .object({
@@ -28,7 +29,8 @@ const present = (s: Suppression): z.infer<typeof suppressionSchema> => ({
   createdAt: s.createdAt.toISOString(),
 });
 
-const addressParams = z.object({ email: z.string().min(3).max(254).transform((e) => e.toLowerCase()) });
+// Lower-cased, an internationalized domain in its punycode form: as recipients are stored.
+const addressParams = z.object({ email: z.string().min(3).max(254).transform((e) => (withAsciiDomain(e) ?? e).toLowerCase()) });
 
 /** Newest first; `after` is the address of the last one seen. */
 async function listSuppressions(db: Database, projectId: string, query: ListQuery) {
