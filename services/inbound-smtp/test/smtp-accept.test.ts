@@ -104,6 +104,20 @@ describe('the MX accepting mail', () => {
     expect(await rcptReply(t.mx.port, 'ünïcødéx@acme.test')).toMatch(/^550 5\.1\.1/);
   });
 
+  test('when mail is for postmaster (RFC 5321 §4.5.1), then it is accepted at every routed domain and at the MX’s own, and refused elsewhere', async () => {
+    await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['PostMaster@acme.test'] }, raw: message('Postmaster') });
+    const [routed] = await storedRows(t.pool);
+    // acme.test has exact routes only: the oldest takes postmaster.
+    expect(routed).toMatchObject({ project_id: acme.projectId, kind: 'route', route_ids: [acme.routes['support@acme.test']], rcpt_to: ['PostMaster@acme.test'] });
+    expect(await rcptReply(t.mx.port, 'postmaster')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'postmaster@bounces.mailroom.test')).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, 'postmaster@unrouted.test')).toMatch(/^550 5\.1\.1/);
+    expect(await rcptReply(t.mx.port, 'postmasterx@acme.test')).toMatch(/^550 5\.1\.1/);
+    await t.pool.query({ text: 'DELETE FROM received_emails' });
+    await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['postmaster'] }, raw: message('Bare postmaster') });
+    expect((await storedRows(t.pool)).map((r) => ({ project: r.project_id, kind: r.kind, rcpt: r.rcpt_to }))).toEqual([{ project: null, kind: 'feedback', rcpt: ['postmaster'] }]);
+  });
+
   test('when a VERP address has a wrong MAC or names no recipient, then 550; with the right MAC, then it is stored as feedback in the sent email’s project', async () => {
     const recipientId = await seedSentRecipient(t.pool, acme.projectId);
     const verp = new Verp(deriveKey(TEST_SECRET_KEY, 'verp'), 'bounces.mailroom.test');

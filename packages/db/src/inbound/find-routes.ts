@@ -25,6 +25,25 @@ export async function findRoutesByMatch(db: Queryable, matches: readonly string[
 }
 
 /**
+ * The route that takes `postmaster@<domain>` when no route names it (RFC 5321 §4.5.1: an MX
+ * must accept postmaster at every domain it serves): the domain's wildcard route if it has one,
+ * else its oldest exact route; undefined when no route is at that domain. Routes are few and
+ * postmaster mail rare, so the suffix match scans `routes` rather than keep an index for it.
+ */
+export async function findPostmasterRoute(db: Queryable, domain: string): Promise<RouteMatch | undefined> {
+  const { rows } = await db.query<{ id: string; project_id: string; match: string }>({
+    name: 'mailroom-find-postmaster-route',
+    text: `SELECT id, project_id, match FROM routes
+            WHERE right(match, length($1::text) + 1) = '@' || $1::text
+            ORDER BY match = '*@' || $1::text DESC, created_at, id
+            LIMIT 1`,
+    values: [domain],
+  });
+  const row = rows[0];
+  return row ? { id: row.id, projectId: row.project_id, match: row.match } : undefined;
+}
+
+/**
  * The project of the sent email an `email_recipients` row belongs to (the subject of a VERP
  * return path), or null when no such recipient exists (deleted, or never ours).
  */

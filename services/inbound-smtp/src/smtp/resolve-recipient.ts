@@ -1,8 +1,10 @@
 import { routeCandidates, type Verp } from '@mailroom/core';
-import { findRecipientProject, findRoutesByMatch, isVerifiedReturnPathDomain, type Queryable, type RouteMatch } from '@mailroom/db';
+import { findPostmasterRoute, findRecipientProject, findRoutesByMatch, isVerifiedReturnPathDomain, type Queryable, type RouteMatch } from '@mailroom/db';
 
 // How long a route found for an address is reused without asking PostgreSQL again (ms).
 export const ROUTE_CACHE_TTL_MS = 5_000;
+// The reserved local part every MX must accept at the domains it serves.
+const POSTMASTER = /^<?\s*"?postmaster"?@/i;
 // Addresses remembered at most; the cache starts over when full.
 const ROUTE_CACHE_SIZE = 10_000;
 
@@ -10,6 +12,7 @@ const ROUTE_CACHE_SIZE = 10_000;
 export type Recipient =
   | { kind: 'route'; address: string; routeId: string; projectId: string }
   | { kind: 'verp'; address: string; recipientId: string; projectId: string }
+  /** `fbl@BOUNCE_DOMAIN`, and postmaster bare or at BOUNCE_DOMAIN: kept without a project until read. */
   | { kind: 'fbl'; address: string };
 
 export interface RecipientResolverOptions {
@@ -24,7 +27,8 @@ export interface RecipientResolverOptions {
 /**
  * Decides whether the MX accepts a recipient: a VERP return path (at BOUNCE_DOMAIN or a verified
  * domain's return-path subdomain) whose MAC verifies and whose recipient row exists, `fbl@BOUNCE_DOMAIN`, or an address a route claims (exact, then without
- * `+tag`, then `*@domain`). Anything else is null, and is refused: never an open relay.
+ * `+tag`, then `*@domain`; postmaster at a routed domain, that domain's route). Postmaster bare
+ * or at BOUNCE_DOMAIN is taken as `fbl@` is. Anything else is null, and is refused: never an open relay.
  *
  * Routes found are cached for ROUTE_CACHE_TTL_MS (a lookup per RCPT was half the MX's
  * PostgreSQL work); misses are never cached, so a route created a moment ago accepts mail at
@@ -35,8 +39,11 @@ export class RecipientResolver {
   private readonly fbl: string;
   private readonly routes = new Map<string, { route: RouteMatch; expiresAt: number }>();
 
+  private readonly postmaster: string;
+
   constructor(private readonly options: RecipientResolverOptions) {
     this.fbl = `fbl@${options.bounceDomain}`.toLowerCase();
+    this.postmaster = `postmaster@${options.bounceDomain}`.toLowerCase();
   }
 
   async resolve(address: string): Promise<Recipient | null> {
@@ -45,7 +52,11 @@ export class RecipientResolver {
       const projectId = await findRecipientProject(this.options.db, recipientId);
       return projectId ? { kind: 'verp', address, recipientId, projectId } : null;
     }
-    if (address.toLowerCase() === this.fbl) return { kind: 'fbl', address };
+    const lower = address.toLowerCase();
+    if (lower === this.fbl) return { kind: 'fbl', address };
+    // RFC 5321 §4.5.1: postmaster, bare or at the MX's own domain, is kept without a project
+    // like a report to fbl@ (an operator's to read); at a routed domain, see findRoute.
+    if (lower === 'postmaster' || lower === this.postmaster) return { kind: 'fbl', address };
     const route = await this.findRoute(address);
     return route ? { kind: 'route', address, routeId: route.id, projectId: route.projectId } : null;
   }
@@ -74,7 +85,9 @@ export class RecipientResolver {
     if (cached && cached.expiresAt > now) return cached.route;
     const candidates = routeCandidates(address);
     if (candidates.length === 0) return undefined;
-    const [route] = await findRoutesByMatch(this.options.db, candidates);
+    const [found] = await findRoutesByMatch(this.options.db, candidates);
+    // postmaster@ a domain with routes but none for it: the domain's route takes it (RFC 5321 §4.5.1).
+    const route = found ?? (POSTMASTER.test(address) ? await findPostmasterRoute(this.options.db, (candidates.at(-1) as string).slice(2)) : undefined);
     if (route) {
       if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
       this.routes.set(address, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });
