@@ -3,8 +3,6 @@ import { findPostmasterRoute, findRecipientProject, findRoutesByMatch, isVerifie
 
 // How long a route found for an address is reused without asking PostgreSQL again (ms).
 export const ROUTE_CACHE_TTL_MS = 5_000;
-// The reserved local part every MX must accept at the domains it serves.
-const POSTMASTER = /^<?\s*"?postmaster"?@/i;
 // Addresses remembered at most; the cache starts over when full.
 const ROUTE_CACHE_SIZE = 10_000;
 
@@ -87,7 +85,9 @@ export class RecipientResolver {
     if (candidates.length === 0) return undefined;
     const [found] = await findRoutesByMatch(this.options.db, candidates);
     // postmaster@ a domain with routes but none for it: the domain's route takes it (RFC 5321 §4.5.1).
-    const route = found ?? (POSTMASTER.test(address) ? await findPostmasterRoute(this.options.db, (candidates.at(-1) as string).slice(2)) : undefined);
+    // The candidates are normalized (lower-cased, quotes that are only syntax dropped), the last `*@domain`.
+    const isPostmaster = (candidates[0] as string).startsWith('postmaster@');
+    const route = found ?? (isPostmaster ? await findPostmasterRoute(this.options.db, (candidates.at(-1) as string).slice(2)) : undefined);
     if (route) {
       if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
       this.routes.set(address, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { normalizeDomain } from '@mailroom/core';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 
@@ -49,9 +49,9 @@ export function parseMailbox(value: string): Mailbox | null {
 export function withAsciiDomain(address: string): string | null {
   const at = address.lastIndexOf('@');
   const domain = address.slice(at + 1);
-  // ASCII already: nothing to convert (and domainToASCII would accept what z.email refuses).
+  // ASCII already: nothing to convert (z.email judges it). A trailing dot is refused as for ASCII.
   if (!/[^\x20-\x7e]/.test(domain)) return address;
-  const ascii = domainToASCII(domain);
+  const ascii = domain.endsWith('.') ? null : normalizeDomain(domain);
   return at > 0 && ascii ? `${address.slice(0, at)}@${ascii}` : null;
 }
 
