@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import { PrismaClient } from './generated/client';
+import { SESSION_OPTIONS } from './pool';
 
 export type Database = PrismaClient;
 
@@ -10,6 +11,7 @@ export function createDatabase(databaseUrl: string, options: { poolSize?: number
     max: options.poolSize ?? 10,
     // Fail fast while PostgreSQL is down so requests answer 503 instead of hanging.
     connectionTimeoutMillis: 3_000,
+    options: SESSION_OPTIONS,
   });
   return new PrismaClient({ adapter });
 }

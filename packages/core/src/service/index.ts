@@ -3,3 +3,4 @@ export * from './ops-server';
 export * from './readiness';
 export * from './backlog-metrics';
 export * from './worker-metrics';
+export * from './request-path';

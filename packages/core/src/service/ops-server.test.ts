@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { Counter } from 'prom-client';
 import { createLogger } from '../logger';
 import { createServiceRegistry } from './metrics';
@@ -34,6 +35,22 @@ describe('the ops server of a service without an HTTP API', () => {
     const res = await fetch(`${ops.url}/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
+  });
+
+  test('when the request target is in absolute form (RFC 9112 §3.2.2), then it is answered as its path', async () => {
+    const { port } = new URL(ops.url);
+    const status = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status('http://ops.example/healthz')).toBe(200);
+    expect(await status('http://ops.example/healthz?probe=1')).toBe(200);
+    expect(await status('http://ops.example/elsewhere')).toBe(404);
   });
 
   test('when a dependency is down or the process is stopping, then /readyz is 503 with the checks, else 200', async () => {

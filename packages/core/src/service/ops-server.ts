@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { listenOn } from '../port-in-use';
 import { checkMetricsToken } from './metrics';
 import { checkReadiness, type Readiness, type ReadinessProbes } from './readiness';
+import { requestPath } from './request-path';
 
 export interface OpsServerOptions {
   port: number;
@@ -59,7 +60,7 @@ export async function handleOpsRequest(options: Pick<OpsServerOptions, 'registry
 }
 
 async function answer(options: Pick<OpsServerOptions, 'registry' | 'readiness' | 'metricsToken'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const path = (req.url ?? '/').split('?')[0];
+  const path = requestPath(req.url);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const known = path === '/healthz' || path === '/readyz' || path === '/metrics';
     const error = known ? new MailroomError('method_not_allowed', `${req.method} is not allowed here; use GET.`) : notFound();

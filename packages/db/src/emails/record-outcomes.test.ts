@@ -352,4 +352,30 @@ describe('recordEngagement', () => {
     await pool.query({ text: 'DELETE FROM emails WHERE id = $1', values: [gone.email.id] });
     expect(await recordEngagement(pool, [hit(kept, 0, 'open'), hit(gone, 0, 'open')])).toEqual({ appended: 1, dropped: 1 });
   });
+
+  // The spec: opens and clicks are only appended to the timeline, and never move a status.
+  test.each([
+    ['bounced', { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: false }],
+    ['failed', { kind: 'failed', smtp: null, error: 'gave up' }],
+    ['delivery_delayed', { kind: 'deferred', smtp: LATER, error: 'later', nextAttemptAt: new Date(Date.now() + 60_000) }],
+  ] as const)('when a %s recipient is opened, then it and its email keep that status and lastEvent is email.opened', async (status, outcome) => {
+    const sent = await newEmail(1);
+    await recordOutcomes(pool, [attempt(sent, outcome as RecipientOutcome)]);
+    await recordEngagement(pool, [hit(sent, 0, 'open')]);
+    const s = await state(sent);
+    expect([s.status, s.recipients[0]?.status, s.lastEvent, (await counters(sent))[0]?.opens]).toEqual([status, status, 'email.opened', 1]);
+  });
+
+  test('when an open is recorded before the delivery, then the delivery still applies, and a late bounce after the open still bounces', async () => {
+    const sent = await newEmail(1);
+    await recordEngagement(pool, [hit(sent, 0, 'open', { at: new Date() })]);
+    expect(await state(sent)).toMatchObject({ status: 'queued', lastEvent: 'email.opened', recipients: [{ status: 'queued' }] });
+    await recordOutcomes(pool, [delivered(sent)]);
+    expect(await state(sent)).toMatchObject({ status: 'delivered', lastEvent: 'email.delivered', recipients: [{ status: 'delivered' }] });
+    await recordEngagement(pool, [hit(sent, 0, 'open', { at: new Date(), isBot: true })]);
+    await recordOutcomes(pool, [feedback(sent, { kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: false })]);
+    const s = await state(sent);
+    expect([s.status, s.recipients[0]?.status, s.lastEvent, (await counters(sent))[0]?.opens]).toEqual(['bounced', 'bounced', 'email.bounced', 1]);
+    expect(s.types).toEqual(['email.opened', 'email.sent', 'email.delivered', 'email.opened', 'email.bounced']);
+  });
 });
