@@ -15,6 +15,11 @@ import { type RunningMx, startMx } from './smtp/start-mx';
 
 // How long stop() lets messages in DATA finish, in ms: within Kubernetes' default 30 s grace period.
 const DRAIN_TIMEOUT_MS = 25_000;
+// How long stop() then lets the processing finish the jobs in hand, in ms. BullMQ's workers wait
+// for Redis without end when closing during an outage, so without a bound a SIGTERM while Redis
+// is down never ends the process. What is cut off stays unprocessed for the reconciler
+// (processing is idempotent).
+const PROCESSING_STOP_MS = 3_000;
 
 export interface InboundOptions {
   logger?: Logger;
@@ -22,6 +27,8 @@ export interface InboundOptions {
   host?: string;
   /** How long stop() waits for messages in DATA (default 25 s). */
   drainTimeoutMs?: number;
+  /** How long stop() then waits for the processing's jobs in hand (default 3 s after the MX's drain, 25 s without an MX). */
+  processingStopMs?: number;
 }
 
 export interface RunningInbound {
@@ -84,11 +91,31 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
       stopping = true;
       await mx?.stop(options.drainTimeoutMs ?? DRAIN_TIMEOUT_MS);
       // Messages being parsed finish; anything left is picked up by the reconciler of another process.
-      await processing?.stop();
+      // A processing-only process (no DATA to drain first) gives its jobs the drain's time instead.
+      if (processing) await stopProcessing(processing, options.processingStopMs ?? (mx ? PROCESSING_STOP_MS : DRAIN_TIMEOUT_MS), logger);
       workerRedis?.disconnect();
       await ops?.close();
       await backends.close();
       logger.info('inbound SMTP stopped');
     },
   };
+}
+
+/**
+ * Stops the processing, waiting `ms` at most for the jobs in hand. A failure (Redis gone) or
+ * the deadline is logged, not thrown: the messages stay unprocessed for the reconciler.
+ */
+async function stopProcessing(processing: RunningProcessing, ms: number, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  try {
+    const outcome = await Promise.race([processing.stop().then(() => 'stopped' as const), deadline]);
+    if (outcome === 'late') logger.warn({ waitedMs: ms }, 'inbound processing did not stop in time; the reconciler takes what it left');
+  } catch (err) {
+    logger.warn({ err }, 'inbound processing did not stop cleanly; the reconciler takes what it left');
+  } finally {
+    clearTimeout(timer);
+  }
 }

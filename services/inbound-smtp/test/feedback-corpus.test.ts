@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyBounce, type Report, readReport } from '../src/feedback/read-report';
+import { reportOutcome } from '../src/processing/feedback-outcome';
 
 // Every report in feedback-corpus/, written from the RFCs and from what each MTA and feedback
 // loop is documented to send, with what reading it must give. Each DSN recipient row is
@@ -22,7 +23,11 @@ const EXPECTED: Expectation[] = [
   { file: 'arf-mailru.eml', kind: 'arf', format: 'arf-mailru', feedbackType: 'abuse', originalRcptTo: null, messageId: '<ru-0043@acme.test>', verp: true },
   { file: 'arf-validity-comcast.eml', kind: 'arf', format: 'arf-validity', feedbackType: 'abuse', originalRcptTo: 'jane@comcast.net', messageId: '<cc-0044@acme.test>', verp: true },
   { file: 'arf-yahoo-cfl.eml', kind: 'arf', format: 'arf-yahoo', feedbackType: 'abuse', originalRcptTo: 'someone@yahoo.com', messageId: '<arf-0041@acme.test>', verp: true },
+  { file: 'arf-original-after-blank-line.eml', kind: 'arf', format: 'arf', feedbackType: 'abuse', originalRcptTo: 'reader@isp.example.net', messageId: '<arf-0048@acme.test>', verp: true },
+  { file: 'auto-reply-exchange-fr.eml', kind: 'auto-reply' },
+  { file: 'auto-reply-german-subject.eml', kind: 'auto-reply' },
   { file: 'auto-reply-out-of-office.eml', kind: 'auto-reply' },
+  { file: 'bounce-german-unreadable.eml', kind: 'unknown' },
   { file: 'bounce-without-code.eml', kind: 'unknown' },
   { file: 'courier.eml', kind: 'dsn', format: 'courier', messageId: '<cr-0035@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.org'],
@@ -41,6 +46,9 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'exim-delay-warning.eml', kind: 'dsn', format: 'exim', messageId: null, verp: false, recipients: [
       ['4.3.0', 'delayed', 'email.delivery_delayed', null, 'Temporary lookup failure', 'busy@example.org'],
+    ] },
+  { file: 'exim-multiline-over-quota.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0047@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'out of storage space', 'full.box@example.org'],
     ] },
   { file: 'exim-retry-timeout.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0020@acme.test>', verp: true, recipients: [
       ['4.4.7', 'failed', 'email.bounced', 'soft', 'retry timeout exceeded', 'slow@example.net'],
@@ -220,5 +228,19 @@ describe('feedback corpus', () => {
   test('when a report is unreadable, then its text is kept for the event', async () => {
     const report = await read('bounce-without-code.eml');
     expect(report).toEqual({ kind: 'unknown', text: expect.stringContaining('could not be delivered') });
+  });
+
+  test.each([
+    ['exim-multiline-over-quota.eml', 'full.box@example.org', 552, "The recipient's inbox is out of storage space. Please direct the recipient to https://support.google.com/mail/?p=OverQuotaTemp"],
+    ['qmail-remote-user-unknown.eml', 'nobody@example.com', 550, 'Remote host said: 550 5.1.1'],
+    ['postfix-text-user-unknown.eml', 'nobody@example.com', 550, 'said: 550 5.1.1'],
+  ])('when the text bounce %s quotes the remote reply mid-text, then the event has its basic code and no repeated line codes', async (file, address, code, text) => {
+    const outcome = reportOutcome(await read(file), address);
+    expect(outcome).toMatchObject({ kind: 'bounced', smtp: { code, message: expect.stringContaining(text) } });
+    expect(outcome?.kind === 'bounced' && outcome.smtp.message).not.toMatch(/\b\d{3}-\d\.\d\.\d/);
+  });
+
+  test.each(['auto-reply-exchange-fr.eml', 'auto-reply-german-subject.eml'])('when %s (a vacation reply in another language) arrives, then it is an automatic reply, no outcome', async (file) => {
+    expect(reportOutcome(await read(file), 'someone@example.com')).toBeNull();
   });
 });

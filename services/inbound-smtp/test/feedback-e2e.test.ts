@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createLogger, createRedis, EventQueue } from '@mailroom/core';
 import nodemailer from 'nodemailer';
 import { createKey, signUp } from '../../../test/support/gateway';
@@ -12,6 +14,8 @@ import { RawSmtp, startTestMx, type TestMx, until } from './smtp-support';
 const BOUNCE_DOMAIN = 'bounces.mailroom.test';
 const PUBLIC_API_URL = 'https://api.mailroom.test';
 const FROM = 'Acme <hello@acme.test>';
+/** The return path the files of feedback-corpus/ are addressed to; replaced by a real one here. */
+const CORPUS_VERP = 'bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.mailroom.test';
 
 let sink: SmtpSink;
 let s: SendingStack;
@@ -308,6 +312,21 @@ describe('delivery status notifications at a VERP address', () => {
     expect(bounced.data.bounce).toMatchObject({ type: 'soft', code: null });
     expect(bounced.data.bounce.message).toContain('Something about your message went sideways.');
     expect(await suppression(to)).toBeNull();
+  });
+  test('when a French out-of-office reply (Auto-Submitted: auto-generated) arrives, then nothing; an Exim bounce quoting the reply mid-text then bounces with its code', async () => {
+    const to = 'full.box@example.org';
+    const sent = await sendDelivered(to);
+    const returnPath = sent.returnPaths[to]!;
+    const corpus = (file: string) => readFileSync(join(__dirname, 'feedback-corpus', file), 'latin1').replaceAll(CORPUS_VERP, returnPath);
+    await deliver(returnPath, Buffer.from(corpus('auto-reply-exchange-fr.eml'), 'latin1'));
+    expect(feedbackEvents((await s.api.get(`/emails/${sent.id}`)).body)).toEqual([]);
+
+    await deliver(returnPath, Buffer.from(corpus('exim-multiline-over-quota.eml'), 'latin1'));
+    const email = await waitForEmail(s.api, sent.id, (e) => e.status === 'bounced');
+    expect(feedbackEvents(email)).toMatchObject([
+      { type: 'email.bounced', data: { smtp: { code: 552, enhanced_code: '5.2.2', message: expect.stringContaining('552 5.2.2 The recipient') }, bounce: { type: 'soft', code: '5.2.2' } } },
+    ]);
+    expect(feedbackEvents(email)[0].data.smtp.message).not.toContain('552-5.2.2');
   });
 });
 

@@ -194,6 +194,34 @@ describe('processing received mail', () => {
       });
     });
 
+    test('when a DKIM-Signature cannot be read (an unknown algorithm, no d=) beside a valid one, then each is listed, the unreadable ones as permerror', async () => {
+      const broken = [
+        'DKIM-Signature: v=1; a=rsa-sha512; c=relaxed/relaxed; d=sender.test; s=s1; h=from:to; bh=AAAA; b=AAAA',
+        'DKIM-Signature: v=1; a=rsa-sha256; s=s2; h=from; bh=AAAA; b=AAAA',
+        '',
+      ].join('\r\n');
+      const id = await insertReceived(pool, { raw: Buffer.concat([Buffer.from(broken), await signed('Broken')]), projectId, routeIds: ['rt_a'], mailFrom: 'bounce@sender.test' });
+      await processReceivedEmails(deps({ dnsServers: [zone.address] }), [id]);
+
+      const stored = (await readReceived(pool, id)).authentication as { dkim: unknown[] };
+      expect(stored.dkim).toEqual([
+        { result: 'pass', domain: 'sender.test', selector: 's1', aligned: true },
+        { result: 'permerror', domain: 'sender.test', selector: 's1', aligned: false },
+        { result: 'permerror', domain: null, selector: 's2', aligned: false },
+      ]);
+    });
+
+    test('when the only DKIM-Signature is not a tag list at all, then the message is not shown as unsigned', async () => {
+      const verdicts = await authenticateMessage(Buffer.from(`DKIM-Signature: garbage\r\n${message('Garbage')}`), {
+        remoteAddress: '192.0.2.10',
+        helo: 'mx.sender.test',
+        mailFrom: 'bounce@sender.test',
+        mta: 'mx.acme.test',
+        dnsServers: [zone.address],
+      });
+      expect(verdicts.dkim).toEqual([{ result: 'permerror', domain: null, selector: null, aligned: false }]);
+    });
+
     test('when the client is not in the SPF record and a signed header was altered after signing, then SPF and DKIM fail and so does DMARC', async () => {
       const tampered = Buffer.from((await signed('Tampered')).toString().replace('Subject: Tampered', 'Subject: Pay me'));
       const verdicts = await authenticateMessage(tampered, {

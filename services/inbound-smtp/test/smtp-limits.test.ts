@@ -1,4 +1,5 @@
 import { createTransport } from 'nodemailer';
+import { MAX_UNKNOWN_RECIPIENTS } from '../src/smtp/unknown-recipients';
 import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
 
 const MAX_BYTES = 64 * 1024;
@@ -49,6 +50,29 @@ describe('the MX under abuse and at its limits', () => {
     smtp.end();
     const [row] = await storedRows(t.pool);
     expect(row?.rcpt_to).toHaveLength(100);
+  });
+
+  test('when a client probes more unknown recipients than MAX_UNKNOWN_RECIPIENTS, then the next one gets 421 and the connection is closed; an accepted message starts the count over', async () => {
+    const unknown = (from: number, n: number) => Array.from({ length: n }, (_, i) => `RCPT TO:<nobody${from + i}@nowhere.test>\r\n`).join('');
+    const smtp = await RawSmtp.open(t.mx.port);
+    await smtp.reply();
+    await smtp.command('EHLO client.example.test');
+    await smtp.command('MAIL FROM:<ann@example.test>');
+    // Stale addresses up to the limit, then a message that is taken: the count starts over.
+    smtp.write(unknown(0, MAX_UNKNOWN_RECIPIENTS - 1));
+    for (let i = 1; i < MAX_UNKNOWN_RECIPIENTS; i++) expect(await smtp.reply()).toMatch(/^550 5\.1\.1 /);
+    expectCode(await smtp.command('RCPT TO:<support@acme.test>'), 250);
+    expectCode(await smtp.command('DATA'), 354);
+    smtp.write(message('Despite stale addresses'));
+    expectCode(await smtp.command('.'), 250);
+    await smtp.command('MAIL FROM:<ann@example.test>');
+    smtp.write(unknown(1000, MAX_UNKNOWN_RECIPIENTS + 5));
+    for (let i = 1; i <= MAX_UNKNOWN_RECIPIENTS; i++) expect(await smtp.reply()).toMatch(/^550 5\.1\.1 /);
+    expect(await smtp.reply()).toMatch(/^421 4\.4\.2 Too many unknown recipients/);
+    // What was pipelined after it is not looked up or answered.
+    expect(await smtp.reply()).toBe('');
+    expect(await smtp.closedByServer()).toBe(true);
+    expect(await storedRows(t.pool)).toHaveLength(1);
   });
 
   test('when DATA holds bare LFs with lone dots and smuggled commands, then only CRLF.CRLF ends it: one message, stored byte for byte', async () => {

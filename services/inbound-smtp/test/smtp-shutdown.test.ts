@@ -1,6 +1,9 @@
+import { createPool } from '@mailroom/db';
 import { createTransport } from 'nodemailer';
 import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { testEnv } from '../../../test/support/gateway';
+import { ServiceProcess } from '../../../test/support/service-process';
 import { message, RawSmtp, seedProject, startTestMx, storedRows } from './smtp-support';
 
 describe('the MX stopping, and without PostgreSQL', () => {
@@ -38,6 +41,32 @@ describe('the MX stopping, and without PostgreSQL', () => {
       expect(rows[0]).toMatchObject({ project_id: projectId, raw: Buffer.from('Subject: in flight\r\n\r\nfirst half, second half\r\n') });
     } finally {
       await t.close();
+    }
+  });
+
+  test('when Redis is unreachable, then mail is still taken, and SIGTERM still ends the process (what it did not process is left to the reconciler)', async () => {
+    const proxy = await new TcpProxy('127.0.0.1', 6379).start();
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const env = testEnv(database, { SMTP_PORT: String(port), REDIS_URL: `redis://127.0.0.1:${proxy.port}`, LOG_LEVEL: 'info' });
+    const pool = createPool(database.url, 1);
+    const mx = await ServiceProcess.start('inbound-smtp', env, 'inbound SMTP started');
+    try {
+      await pool.query({ text: 'DELETE FROM received_emails' });
+      await seedProject(pool, ['redis@acme.test']);
+      await proxy.stop();
+      const transport = createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+      const info = await transport.sendMail({ envelope: { from: 'ann@example.test', to: ['redis@acme.test'] }, raw: message('Redis down') });
+      expect(info.response).toMatch(/^250 /);
+      transport.close();
+      // BullMQ's workers wait for Redis without end when closed during an outage; stop() leaves them.
+      mx.kill('SIGTERM');
+      expect(await mx.waitForExit()).toBe(0);
+      const rows = await storedRows(pool);
+      expect(rows.map((r) => [r.raw.toString(), r.processed_at])).toEqual([[message('Redis down').toString(), null]]);
+    } finally {
+      mx.kill('SIGKILL');
+      await pool.end();
+      await proxy.stop();
     }
   });
 

@@ -1,10 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { loadConfig, newId, type Config } from '@mailroom/core';
 import { insertEmails, type Pool } from '@mailroom/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
+import { until as untilShared } from '../../../test/support/until';
 import { startInbound, type RunningInbound } from '../src/start-inbound';
 
 export interface TestMx {
@@ -117,7 +119,11 @@ export class RawSmtp {
   private waiters: (() => void)[] = [];
   closed = false;
 
-  private constructor(readonly socket: Socket) {
+  private constructor(private socket: Socket) {
+    this.listen(socket);
+  }
+
+  private listen(socket: Socket): void {
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => {
       this.buffer += chunk;
@@ -128,6 +134,23 @@ export class RawSmtp {
       for (const w of this.waiters.splice(0)) w();
     });
     socket.on('error', () => undefined);
+  }
+
+  /**
+   * After the server's 220 to STARTTLS: the TLS handshake on this connection (any certificate).
+   * Returns what had arrived unread before it, which RFC 3207 says must be nothing.
+   */
+  async startTls(): Promise<string> {
+    const plain = this.socket;
+    plain.removeAllListeners('data');
+    plain.removeAllListeners('close');
+    const unread = this.buffer;
+    this.buffer = '';
+    const secure = tlsConnect({ socket: plain, rejectUnauthorized: false });
+    await once(secure, 'secureConnect');
+    this.socket = secure;
+    this.listen(secure);
+    return unread;
   }
 
   static async open(port: number, preface?: string): Promise<RawSmtp> {
@@ -193,12 +216,9 @@ export function expectCode(reply: string, code: number): void {
   if (!reply.startsWith(String(code))) throw new Error(`expected ${code}, got ${JSON.stringify(reply)}`);
 }
 
-export async function until(check: () => Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** `until` with the MX tests' defaults: 5 s, polled every 25 ms. */
+export function until(check: () => Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  return untilShared(check, timeoutMs, what, 25);
 }
 
 /**

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
+import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
 
 describe('the MX with a certificate and behind a PROXY-protocol load balancer', () => {
   let database: TestDatabase;
@@ -44,6 +44,30 @@ describe('the MX with a certificate and behind a PROXY-protocol load balancer', 
     expect(row?.raw.equals(raw)).toBe(true);
   });
 
+  test('when commands follow STARTTLS in the same packet, then they are discarded (RFC 3207 §4.2); EHLO after TLS offers no STARTTLS and REQUIRETLS, not offered, is 555', async () => {
+    const smtp = await RawSmtp.open(tls.mx.port);
+    expectCode(await smtp.reply(), 220);
+    expectCode(await smtp.command('EHLO client.example.test'), 250);
+    smtp.write('STARTTLS\r\nMAIL FROM:<injected@evil.test>\r\nRCPT TO:<support@acme.test>\r\n');
+    expect(await smtp.reply()).toMatch(/^220 /);
+    expect(await smtp.startTls()).toBe('');
+    // The server forgot the first EHLO with everything else said in plain text.
+    expectCode(await smtp.command('MAIL FROM:<ann@example.test>'), 503);
+    const ehlo = await smtp.command('EHLO client.example.test');
+    expect(ehlo).toMatch(/^250 /m);
+    expect(ehlo).not.toMatch(/STARTTLS|REQUIRETLS|AUTH/);
+    expect(await smtp.command('MAIL FROM:<ann@example.test> REQUIRETLS')).toMatch(/^555 5\.5\.4 /);
+    // Not "nested MAIL": the injected MAIL FROM never ran.
+    expectCode(await smtp.command('MAIL FROM:<ann@example.test>'), 250);
+    expectCode(await smtp.command('RCPT TO:<support@acme.test>'), 250);
+    expectCode(await smtp.command('DATA'), 354);
+    smtp.write(message('After STARTTLS'));
+    expectCode(await smtp.command('.'), 250);
+    smtp.end();
+    const rows = await storedRows(tls.pool);
+    expect(rows.map((r) => r.mail_from)).toEqual(['ann@example.test']);
+  });
+
   test('when SMTP_PROXY_PROTOCOL=true, then the client address of the PROXY header is the remote address stored and counted per IP', async () => {
     const smtp = await RawSmtp.open(proxied.mx.port, 'PROXY TCP4 203.0.113.7 192.0.2.1 54321 25\r\n');
     await smtp.startMessage('ann@example.test', ['support@acme.test']);
@@ -58,6 +82,27 @@ describe('the MX with a certificate and behind a PROXY-protocol load balancer', 
     smtp.end();
     const [row] = await storedRows(proxied.pool);
     expect(row?.remote_address).toBe('203.0.113.7');
+  });
+
+  test('when SMTP_PROXY_PROTOCOL=true and clients come from IPv6 addresses, then one /64 shares the per-IP limit whatever the address or its spelling', async () => {
+    const first = await RawSmtp.open(proxied.mx.port, 'PROXY TCP6 2001:db8:7:7::1 2001:db8::25 54321 25\r\n');
+    expect(await first.reply()).toMatch(/^220 /);
+    // Another address of the same /64, written in full: the limit (1) is taken.
+    const sameNet = await RawSmtp.open(proxied.mx.port, 'PROXY TCP6 2001:0db8:0007:0007:dead:beef:0:2 2001:db8::25 54322 25\r\n');
+    expect(await sameNet.reply()).toMatch(/^421 4\.7\.0 /);
+    expect(await sameNet.closedByServer()).toBe(true);
+    const otherNet = await RawSmtp.open(proxied.mx.port, 'PROXY TCP6 2001:db8:7:8::1 2001:db8::25 54323 25\r\n');
+    expect(await otherNet.reply()).toMatch(/^220 /);
+    otherNet.end();
+    expectCode(await first.command('EHLO client.example.test'), 250);
+    expectCode(await first.command('MAIL FROM:<ann@example.test>'), 250);
+    expectCode(await first.command('RCPT TO:<support@acme.test>'), 250);
+    expectCode(await first.command('DATA'), 354);
+    first.write(message('From IPv6'));
+    expect(await first.command('.')).toMatch(/^250 /);
+    first.end();
+    const rows = await storedRows(proxied.pool);
+    expect(rows.map((r) => r.remote_address)).toEqual(['2001:db8:7:7::1']);
   });
 
   test('when SMTP_PROXY_PROTOCOL=true and a client sends no PROXY header, then it is dropped without a session', async () => {

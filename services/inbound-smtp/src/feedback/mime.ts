@@ -111,9 +111,19 @@ export function parseEntity(input: string, depth = 0, budget: Budget = { parts: 
     }
   } else if (isAttachedMessage(type) && budget.parts < MAX_PARTS) {
     budget.parts += 1;
-    entity.children.push(parseEntity(decodeBody(entity, 'latin1'), depth + 1, budget));
+    entity.children.push(parseEntity(withoutLeadingBlankLines(decodeBody(entity, 'latin1')), depth + 1, budget));
   }
   return entity;
+}
+
+/**
+ * An attached message with blank lines before its header (some feedback loops write one after
+ * the part's own header block): strictly a message without a header, in practice the original
+ * whose Message-ID and Return-Path identify what a report is about. Only skipped when a header
+ * line follows.
+ */
+function withoutLeadingBlankLines(text: string): string {
+  return text.replace(/^(?:[ \t]*\r?\n){1,20}(?=[!-9;-~]+[ \t]*:)/, '');
 }
 
 /** Media types whose body is a whole message. */

@@ -54,15 +54,25 @@ function keptText(message: ReportMessage, raw: Buffer): string {
   return text.slice(0, KEPT_TEXT_CHARS);
 }
 
-const AUTO_REPLY_SUBJECT = /out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|vacation|abwesenheit|away from (?:my|the) (?:desk|office)/i;
+// Subjects of vacation replies, as the common clients write them in English, German, French,
+// Spanish, Italian, Portuguese, Dutch, the Nordic languages, Polish, Chinese and Japanese.
+const AUTO_REPLY_SUBJECT =
+  /out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|vacation|abwesenheit|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|fuori sede|resposta autom[áa]tica|automatisch antwoord|niet aanwezig|autosvar|automaattinen vastaus|odpowied[źz] automatyczna|自动回复|自動回覆|自動応答|自動返信/i;
 
-/** RFC 3834 `Auto-Submitted: auto-replied` and the common non-standard markers of vacation replies. */
+/**
+ * RFC 3834 `Auto-Submitted` (any value but `no`: out-of-office replies are often marked
+ * `auto-generated` rather than `auto-replied`, Sieve notifications `auto-notified`), Exchange's
+ * `X-Auto-Response-Suppress` (it stamps its own automatic replies so that they answer no
+ * other), and the common non-standard markers and subjects of vacation replies. RFC 3834 §4
+ * sends such replies to the return path, so they reach the VERP address routinely.
+ */
 function isAutoReply(message: ReportMessage): boolean {
   // Bounces carry Auto-Submitted too; an unreadable bounce stays unknown (a soft bounce).
   if (looksLikeBounce(message)) return false;
-  const autoSubmitted = (header(message.root, 'auto-submitted') ?? '').toLowerCase();
+  const autoSubmitted = (header(message.root, 'auto-submitted') ?? '').trim().toLowerCase();
   return (
-    autoSubmitted.startsWith('auto-replied') ||
+    (autoSubmitted !== '' && !autoSubmitted.startsWith('no')) ||
+    header(message.root, 'x-auto-response-suppress') !== undefined ||
     header(message.root, 'x-autoreply') !== undefined ||
     header(message.root, 'x-autorespond') !== undefined ||
     /auto_reply/i.test(header(message.root, 'precedence') ?? '') ||

@@ -1,6 +1,7 @@
 import { type DNSResolver, authenticate as mailauth } from 'mailauth';
 import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
 import { fieldLines, fieldName, splitHeaderFields } from './message-headers';
+import { unreadableSignatures } from './unreadable-signatures';
 
 /** mailauth's results, normalized ("temperr" is written "temperror"). */
 export type AuthResult = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy' | 'skipped';
@@ -54,7 +55,8 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
   const giveUp = new Promise<AuthenticationVerdicts>((resolve) => {
     timer = setTimeout(() => resolve(temperrorVerdicts()), budgetMs + SLACK_MS);
   });
-  const work = mailauth(authenticationView(raw), {
+  const view = authenticationView(raw);
+  const work = mailauth(view, {
     ip: options.remoteAddress ?? undefined,
     helo: options.helo ?? undefined,
     sender: options.mailFrom,
@@ -62,7 +64,7 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
     resolver: resolver as DNSResolver,
     disableBimi: true,
   })
-    .then(toVerdicts)
+    .then((result) => withUnreadableSignatures(toVerdicts(result), view))
     .catch(() => temperrorVerdicts());
   try {
     return await Promise.race([work, giveUp]);
@@ -93,6 +95,18 @@ function toVerdicts(result: MailauthResult): AuthenticationVerdicts {
     },
     arc: { result: normalize(arc ? arc.status.result : 'none') },
   };
+}
+
+/**
+ * The verdicts with one `permerror` entry for each signature mailauth could not read (see
+ * unreadable-signatures.ts): README's "one entry per signature" holds, and a message with only
+ * a broken signature does not look unsigned. Such a signature verifies nothing, so it is never
+ * `aligned`.
+ */
+function withUnreadableSignatures(verdicts: AuthenticationVerdicts, view: Buffer): AuthenticationVerdicts {
+  const unreadable = unreadableSignatures(view, verdicts.dkim.length, MAX_DKIM_SIGNATURES);
+  if (unreadable.length === 0) return verdicts;
+  return { ...verdicts, dkim: [...verdicts.dkim, ...unreadable.map((s) => ({ result: 'permerror' as const, domain: s.domain, selector: s.selector, aligned: false }))] };
 }
 
 function normalize(result: string | undefined): AuthResult {

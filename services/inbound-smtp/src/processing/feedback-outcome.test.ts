@@ -52,6 +52,20 @@ describe('dsnOutcome', () => {
     expect(dsnOutcome(block({ diagnostic: '550' }))).toMatchObject({ smtp: { code: 550, message: '550' } });
     expect(dsnOutcome(block({ diagnostic: null, status: '4.4.7' }))).toMatchObject({ smtp: { code: null, enhanced_code: '4.4.7', message: 'Action: failed, Status: 4.4.7' } });
   });
+
+  test('when a multi-line reply was joined into the diagnostic, then its repeated line codes are dropped as the sender drops them', () => {
+    expect(dsnOutcome(block({ status: '5.1.1', diagnostic: '550-5.1.1 The account does not exist. Please try 550-5.1.1 double-checking the address. 550 5.1.1 https://help.example.test/x' }))).toMatchObject({
+      smtp: { code: 550, message: 'The account does not exist. Please try double-checking the address. https://help.example.test/x' },
+    });
+  });
+
+  test('when the reply is quoted after other text, then its code is read and the introducing text kept; a code of another class than the status is not', () => {
+    expect(dsnOutcome(block({ diagnostic: 'host mx.example.test[192.0.2.1] said: 550-5.1.1 no such user 550 5.1.1 here (in reply to RCPT TO command)' }))).toMatchObject({
+      smtp: { code: 550, enhanced_code: '5.1.1', message: 'host mx.example.test[192.0.2.1] said: 550 5.1.1 no such user here (in reply to RCPT TO command)' },
+    });
+    expect(dsnOutcome(block({ status: '5.0.0', diagnostic: 'Remote host said: 554 Message rejected as spam' }))).toMatchObject({ smtp: { code: 554 } });
+    expect(dsnOutcome(block({ status: '5.4.7', diagnostic: 'host mx.example.test said: 421 4.4.2 timeout; gave up after 5 days' }))).toMatchObject({ smtp: { code: null } });
+  });
 });
 
 describe('reportOutcome', () => {

@@ -3,6 +3,7 @@
 import { bounceSuppressesAddress, type SmtpReplyData } from '@mailroom/core';
 import type { FeedbackOutcome } from '@mailroom/db';
 import { classifyBounce, type DsnRecipient, type FeedbackType, type Report } from '../feedback/read-report';
+import { findBasicCode } from '../feedback/status-codes';
 
 /** Feedback types that are complaints; `not-spam` and `auth-failure` are not (RFC 6650, 6591). */
 const COMPLAINT_TYPES: ReadonlySet<FeedbackType> = new Set(['abuse', 'fraud', 'other', 'virus']);
@@ -35,7 +36,7 @@ export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address:
 export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   const { event, bounceType } = classifyBounce(block.status, block.action);
   if (event === null) return null;
-  const reply = splitReply(block.diagnostic);
+  const reply = splitReply(block.diagnostic, block.status);
   const smtp: SmtpReplyData = {
     code: reply.code,
     enhanced_code: block.status,
@@ -71,14 +72,42 @@ export function reportOutcome(report: Report, recipientAddress: string): Feedbac
   }
 }
 
+/** An enhanced status code (RFC 3463), as a pattern source. */
+const ENHANCED = '[245]\\.\\d{1,3}\\.\\d{1,3}';
+// A reply code and its enhanced code quoted inside a diagnostic ("host mx said: 550 5.1.1 …",
+// "Remote host said: 550-5.1.1 …", Exim's "RCPT TO:<a@x>: 550 5.1.1 …"), not at its start.
+const QUOTED_REPLY = new RegExp(`(?<![\\w.])([245]\\d\\d)[ -](${ENHANCED})(?![\\w.])`);
+
 /**
- * A diagnostic as the sender keeps SMTP replies: the basic code it starts with (`550 5.1.1 …`),
- * or null, and the text after the codes (the whole diagnostic when nothing else is left).
+ * A diagnostic as the sender keeps SMTP replies (parseSmtpReply in the sender): the basic reply
+ * code, or null, and the text without the codes. The code is the one the diagnostic starts
+ * with, else the first reply quoted inside it (`host … said: 550 5.1.1 …`, as Exim, qmail and
+ * Postfix's text write), else the first basic code quoted where replies are (status-codes.ts);
+ * a quoted code counts only when its class agrees with the status. The codes a multi-line reply
+ * repeats on every line (`550-5.1.1 …`) are dropped from the text, as the sender drops them
+ * (a quoted reply keeps its first pair, as `550 5.1.1`, after the text that introduces it);
+ * the whole diagnostic is the text when nothing else is left.
  */
-function splitReply(diagnostic: string | null): { code: number | null; text: string | null } {
+export function splitReply(diagnostic: string | null, status: string | null = null): { code: number | null; text: string | null } {
   if (diagnostic === null) return { code: null, text: null };
-  const match = /^\s*([245]\d\d)(?:[\s-]+|$)(?:[245]\.\d{1,3}\.\d{1,3}(?:\s+|$))?/.exec(diagnostic);
-  if (!match) return { code: null, text: diagnostic };
-  const text = diagnostic.slice(match[0].length).trim();
-  return { code: Number(match[1]), text: text || diagnostic };
+  const lead = new RegExp(`^\\s*([245]\\d\\d)(?:[\\s-]+|$)(?:${ENHANCED}(?:\\s+|$))?`).exec(diagnostic);
+  if (lead) {
+    const code = Number(lead[1]);
+    const text = withoutContinuations(diagnostic.slice(lead[0].length), code).trim();
+    return { code, text: text || diagnostic };
+  }
+  const agrees = (code: number) => status === null || status[0] === String(code)[0];
+  const quoted = QUOTED_REPLY.exec(diagnostic);
+  if (quoted && agrees(Number(quoted[1]))) {
+    const code = Number(quoted[1]);
+    const rest = withoutContinuations(diagnostic.slice(quoted.index + quoted[0].length), code).trim();
+    return { code, text: `${diagnostic.slice(0, quoted.index)}${code} ${quoted[2]} ${rest}`.trim() };
+  }
+  const basic = findBasicCode(diagnostic);
+  return { code: basic !== null && agrees(basic) ? basic : null, text: diagnostic };
+}
+
+/** Drops the `550-5.1.1 ` / `550 5.1.1 ` / `550-` line prefixes of a multi-line reply joined on one line. */
+function withoutContinuations(text: string, code: number): string {
+  return text.replace(new RegExp(`(^|\\s)${code}(?:-(?:${ENHANCED}(?=\\s|$))?|\\s+${ENHANCED}(?=\\s|$))[ \\t]*`, 'g'), '$1');
 }

@@ -11,9 +11,10 @@ export interface HeaderField {
  * Header lines (as mailparser keeps them: "Name: value", folding included, one char per byte)
  * to `{name, value}`: the name as written, the value unfolded, trimmed, 8-bit bytes read as
  * UTF-8 and RFC 2047 encoded words decoded. A line without a colon keeps its text as the name.
+ * An empty line is no header: mailparser gives one for a message without a header section.
  */
 export function decodeHeaderLines(lines: readonly { key: string; line: string }[]): HeaderField[] {
-  return lines.map(({ line }) => {
+  return lines.filter(({ line }) => line.trim() !== '').map(({ line }) => {
     const colon = line.indexOf(':');
     const name = utf8((colon < 0 ? line : line.slice(0, colon)).trim());
     let value = '';

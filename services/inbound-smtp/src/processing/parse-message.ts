@@ -23,7 +23,8 @@ export interface ParsedMessage extends ReceivedContent {
  * the body, the headers are parsed alone and `parseError` says why. Strings are cleaned of
  * what PostgreSQL cannot store (NUL characters, unpaired surrogates).
  */
-export async function parseMessage(raw: Buffer): Promise<ParsedMessage> {
+export async function parseMessage(stored: Buffer): Promise<ParsedMessage> {
+  const raw = withoutByteOrderMark(stored);
   try {
     return shape(await readMime(raw), null);
   } catch (err) {
@@ -53,6 +54,15 @@ export const EMPTY_CONTENT: Readonly<ReceivedContent> = {
   date: null,
   attachments: [],
 };
+
+/**
+ * The message without a leading UTF-8 byte order mark, which some Windows tools write before an
+ * .eml's first header: RFC 5322 has none, and left in place it would become part of the first
+ * header's name (a `From` no longer found). The stored bytes keep it.
+ */
+function withoutByteOrderMark(raw: Buffer): Buffer {
+  return raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+}
 
 /** The header section alone (up to the first empty line), for a second try without the body. */
 function headerBlock(raw: Buffer): Buffer {

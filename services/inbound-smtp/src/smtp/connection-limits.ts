@@ -1,8 +1,10 @@
+import { clientBlock } from '@mailroom/core';
+
 /**
  * Connections per client IP (SMTP_MAX_CONNECTIONS_PER_IP), counted from the greeting to the
  * close. The client IP is the session's remote address, which is the PROXY protocol's source
- * address behind a load balancer. The total (SMTP_MAX_CONNECTIONS) is smtp-server's
- * `maxClients`.
+ * address behind a load balancer; IPv6 addresses count per /64. The total
+ * (SMTP_MAX_CONNECTIONS) is smtp-server's `maxClients`.
  */
 export class ConnectionLimits {
   private readonly perIp = new Map<string, number>();
@@ -10,23 +12,24 @@ export class ConnectionLimits {
 
   constructor(private readonly maxPerIp: number) {}
 
-  /** Admits session `id` from `ip`, or returns false when that IP already has its maximum. */
+  /** Admits session `id` from `ip`, or returns false when that IP (its /64 for IPv6) already has its maximum. */
   admit(id: string, ip: string): boolean {
-    const count = this.perIp.get(ip) ?? 0;
+    const key = clientBlock(ip);
+    const count = this.perIp.get(key) ?? 0;
     if (count >= this.maxPerIp) return false;
-    this.perIp.set(ip, count + 1);
-    this.admitted.set(id, ip);
+    this.perIp.set(key, count + 1);
+    this.admitted.set(id, key);
     return true;
   }
 
   /** Forgets session `id` (closed); a session that was never admitted is ignored. */
   release(id: string): void {
-    const ip = this.admitted.get(id);
-    if (ip === undefined) return;
+    const key = this.admitted.get(id);
+    if (key === undefined) return;
     this.admitted.delete(id);
-    const count = (this.perIp.get(ip) ?? 1) - 1;
-    if (count <= 0) this.perIp.delete(ip);
-    else this.perIp.set(ip, count);
+    const count = (this.perIp.get(key) ?? 1) - 1;
+    if (count <= 0) this.perIp.delete(key);
+    else this.perIp.set(key, count);
   }
 
   /** Sessions admitted and not yet closed. */

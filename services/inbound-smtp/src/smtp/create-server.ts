@@ -1,6 +1,7 @@
 import type { Logger } from '@mailroom/core';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { batchReplies } from './batch-replies';
+import { MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
 import type { ConnectionLimits } from './connection-limits';
 import type { ExpectedMessages } from './expected-messages';
 import type { MessageStore } from './message-store';
@@ -11,6 +12,7 @@ import { handleRcptTo } from './handle-rcpt-to';
 import type { RecipientResolver } from './resolve-recipient';
 import { refusal } from './smtp-error';
 import { Transactions } from './transactions';
+import { UnknownRecipients } from './unknown-recipients';
 
 // Recipients per message (DESIGN §7); the next one gets 452 4.5.3.
 export const MAX_RECIPIENTS = 100;
@@ -40,13 +42,15 @@ export interface MxServerOptions {
 
 /**
  * The MX's smtp-server: EHLO offers SIZE, 8BITMIME, SMTPUTF8, PIPELINING, ENHANCEDSTATUSCODES
- * and STARTTLS when a certificate is configured; never AUTH. Handlers accept recipients per
- * DESIGN §7 and store each message before its 250. The server is built, not started.
+ * and STARTTLS when a certificate is configured; never AUTH. MAIL FROM and RCPT TO take only
+ * the parameters of those extensions (555 otherwise). Handlers accept recipients per DESIGN §7
+ * and store each message before its 250. The server is built, not started.
  */
 export function createMxServer(options: MxServerOptions): SMTPServer {
   const { limits, metrics, logger, drain, expected } = options;
   const transactions = new Transactions();
-  const data: DataHandlerDeps = { store: options.store, drain, transactions, expected, metrics, logger };
+  const unknown = new UnknownRecipients();
+  const data: DataHandlerDeps = { store: options.store, drain, transactions, unknown, expected, metrics, logger };
   const serverOptions: SMTPServerOptions = {
     name: options.name,
     banner: 'Mailroom',
@@ -84,16 +88,21 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     onClose(session) {
       limits.release(session.id);
       transactions.end(session.id);
+      unknown.reset(session.id);
       expected.close(session.id);
     },
-    onMailFrom(_address, session, callback) {
+    onMailFrom(address, session, callback) {
+      const refused = unsupportedParameter(address.args, MAIL_PARAMETERS);
+      if (refused) return callback(refused);
       transactions.begin(session.id);
       expected.active(session.id);
       callback();
     },
     onRcptTo(address, session, callback) {
       expected.active(session.id);
-      handleRcptTo({ resolver: options.resolver, transactions, metrics, logger }, address.address, session.id).then(
+      const refused = unsupportedParameter(address.args, RCPT_PARAMETERS);
+      if (refused) return callback(refused);
+      handleRcptTo({ resolver: options.resolver, transactions, unknown, metrics, logger }, address.address, session.id).then(
         () => callback(),
         (err: Error) => callback(err),
       );

@@ -10,11 +10,13 @@ import type { InboundMetrics, RefusalReason } from './metrics';
 import { MAX_LINE_BYTES, receiveData } from './receive-data';
 import { failureReply, smtpError } from './smtp-error';
 import type { Transactions } from './transactions';
+import type { UnknownRecipients } from './unknown-recipients';
 
 export interface DataHandlerDeps {
   store: MessageStore;
   drain: Drain;
   transactions: Transactions;
+  unknown: UnknownRecipients;
   expected: ExpectedMessages;
   metrics: InboundMetrics;
   logger: Logger;
@@ -64,6 +66,7 @@ async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session:
   } finally {
     deps.expected.answered(session.id);
   }
+  deps.unknown.reset(session.id);
   deps.metrics.messagesAccepted.inc();
   deps.metrics.bytesStored.inc(received.raw.length);
   return `Ok: queued as ${first.id}`;

@@ -3,10 +3,12 @@ import type { InboundMetrics } from './metrics';
 import type { RecipientResolver } from './resolve-recipient';
 import { failureReply, smtpError } from './smtp-error';
 import type { Transactions } from './transactions';
+import type { UnknownRecipients } from './unknown-recipients';
 
 export interface RcptToDeps {
   resolver: RecipientResolver;
   transactions: Transactions;
+  unknown: UnknownRecipients;
   metrics: InboundMetrics;
   logger: Logger;
 }
@@ -14,7 +16,8 @@ export interface RcptToDeps {
 /**
  * RCPT TO: accepts a recipient the resolver knows (route, VERP, fbl@), refuses any other with
  * `550 5.1.1`, and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the
- * sending MTA retries rather than bounces.
+ * sending MTA retries rather than bounces. Past MAX_UNKNOWN_RECIPIENTS refusals since the
+ * session's last accepted message, `421` closes the connection.
  */
 export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId: string): Promise<void> {
   let recipient: Awaited<ReturnType<RecipientResolver['resolve']>>;
@@ -26,6 +29,11 @@ export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId:
     throw failureReply(err);
   }
   if (!recipient) {
+    if (deps.unknown.refuse(sessionId)) {
+      deps.metrics.recipientsRefused.inc({ reason: 'too_many_unknown_recipients' });
+      // smtp-server closes the connection after a 421.
+      throw smtpError(421, 'Too many unknown recipients; closing connection.');
+    }
     deps.metrics.recipientsRefused.inc({ reason: 'unknown_recipient' });
     throw smtpError(550, 'No such recipient here.');
   }

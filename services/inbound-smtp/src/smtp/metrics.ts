@@ -5,6 +5,7 @@ export type RefusalReason =
   | 'per_ip_limit'
   | 'shutting_down'
   | 'unknown_recipient'
+  | 'too_many_unknown_recipients'
   | 'size'
   | 'line_too_long'
   | 'aborted'

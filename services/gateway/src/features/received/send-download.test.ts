@@ -13,8 +13,15 @@ describe('attachmentDisposition', () => {
     const header = attachmentDisposition(`a\r\nSet-Cookie: x\ud800${'y'.repeat(400)}`);
     expect(header).not.toMatch(/[\r\n]/);
     expect(header).toContain('filename="a__Set-Cookie: x_yyy');
-    expect(header).toContain("filename*=UTF-8''a%0D%0ASet-Cookie%3A%20x%EF%BF%BDyyy");
+    expect(header).toContain("filename*=UTF-8''a__Set-Cookie%3A%20x%EF%BF%BDyyy");
     expect(header.match(/filename="([^"]*)"/)?.[1]).toHaveLength(150);
+  });
+
+  test('when the name holds path separators or control characters, then neither form carries them, encoded or not', () => {
+    expect(attachmentDisposition('../../etc/passwd')).toBe(`attachment; filename=".._.._etc_passwd"; filename*=UTF-8''.._.._etc_passwd`);
+    const header = attachmentDisposition('..\\win\\évil\u0000\u0085.txt');
+    expect(header).toBe(`attachment; filename=".._win__vil__.txt"; filename*=UTF-8''.._win_%C3%A9vil__.txt`);
+    expect(header).not.toMatch(/%2F|%5C|%00|%C2%85/i);
   });
 
   test('when nothing printable is left for the fallback, then it is "attachment"', () => {

@@ -12,13 +12,18 @@ export function safeContentType(contentType: string): string {
   return MIME_TYPE.test(bare) ? bare : 'application/octet-stream';
 }
 
+// Path separators and control characters: no file name needs them, and a client that saves under
+// the name it is given (RFC 6266 §4.3 asks it not to trust one) could be sent out of its directory.
+const UNSAFE_IN_NAME = /[/\\\p{Cc}]/gu;
+
 /**
  * `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): a plain ASCII fallback for old
  * clients, with quotes, backslashes, `%`, path separators and anything outside printable ASCII
- * replaced, and the exact name percent-encoded (RFC 8187) for the others.
+ * replaced, and the name percent-encoded (RFC 8187) for the others, path separators and control
+ * characters replaced there too (the received email's `filename` keeps the name as sent).
  */
 export function attachmentDisposition(filename: string): string {
-  const name = filename.replace(LONE_SURROGATE, '\uFFFD');
+  const name = filename.replace(LONE_SURROGATE, '\uFFFD').replace(UNSAFE_IN_NAME, '_');
   const fallback = name.replace(/[^\x20-\x7e]|["\\%/]/g, '_').trim().slice(0, MAX_FALLBACK) || 'attachment';
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;

@@ -7,7 +7,10 @@ import { type ReportFormat, textRecipient } from './format';
 // quotes an SMTP reply with a code. The line with the first code is the diagnostic. Without a
 // quoted code this returns nothing and the report stays unknown (a soft bounce, code null).
 const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)/i;
-const SUBJECT = /undeliver|returned mail|delivery (?:status notification|failure|failed|problem)|failure notice|mail delivery failed|non[- ]?delivery/i;
+// English, then the subjects localized Exchange, Notes and Exim installations write
+// (German, French, Spanish, Italian, Dutch, Portuguese, Swedish/Norwegian/Danish, Polish).
+const SUBJECT =
+  /undeliver|returned mail|delivery (?:status notification|failure|failed|problem)|failure notice|mail delivery failed|non[- ]?delivery|unzustellbar|nicht zustellbar|non remis|non distribuable|[ée]chec de (?:la )?remise|no se puede entregar|no entregado|non recapitabile|onbestelbaar|n[ãa]o entregue|n[ãa]o (?:foi )?poss[íi]vel entregar|kan inte levereras|olevererbar|kan ikke leveres|nie mo[żz]na dostarczy[ćc]/i;
 
 /** True when the sender or subject says the message is a bounce. */
 export function looksLikeBounce(message: ReportMessage): boolean {
