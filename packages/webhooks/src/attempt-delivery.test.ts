@@ -29,6 +29,16 @@ describe('the retry schedule', () => {
     expect(parseRetryAfter('120', clock)).toBe(120);
     expect(parseRetryAfter('Mon, 23 Nov 2026 04:02:00 GMT', clock)).toBe(120);
     expect(parseRetryAfter('Mon, 23 Nov 2026 03:00:00 GMT', clock)).toBe(0);
+    // RFC 9110 §5.6.7: a recipient must accept all three HTTP-date forms, each in GMT whatever the host's zone.
+    expect(parseRetryAfter('Monday, 23-Nov-26 04:02:00 GMT', clock)).toBe(120);
+    expect(parseRetryAfter('Mon Nov 23 04:02:00 2026', clock)).toBe(120);
+    expect(parseRetryAfter('Sun Nov  1 04:00:00 2026', clock)).toBe(0);
+    // Two digits more than 50 years ahead are the last century's: long past.
+    expect(parseRetryAfter('Sunday, 06-Nov-94 08:49:37 GMT', clock)).toBe(0);
+    expect(parseRetryAfter('Tuesday, 23-Nov-60 04:00:00 GMT', clock)).toBe(34 * 365 * 86_400 + 9 * 86_400);
+    expect(parseRetryAfter('Mon, 31 Feb 2026 04:02:00 GMT', clock)).toBeNull();
+    expect(parseRetryAfter('mon, 23 nov 2026 04:02:00 gmt', clock)).toBeNull();
+    expect(parseRetryAfter('Mon, 23 Nov 2026 04:02:00 UTC', clock)).toBeNull();
     expect(parseRetryAfter('soon', clock)).toBeNull();
     expect(parseRetryAfter('-5', clock)).toBeNull();
     expect(parseRetryAfter(undefined, clock)).toBeNull();

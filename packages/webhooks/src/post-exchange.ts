@@ -4,7 +4,10 @@ import type { Dispatcher } from 'undici';
 export const RESPONSE_BODY_BYTES = 4096;
 
 /** How one exchange ended: a response (status, first 4 KB, Retry-After) or an error. */
-export type ExchangeOutcome = { ok: true; status: number; body: string; retryAfter: string | undefined } | { ok: false; error: unknown };
+export type ExchangeOutcome =
+  | { ok: true; status: number; body: string; retryAfter: string | undefined }
+  /** `status`: the response's, when it failed after its head (its body cut off), else null. */
+  | { ok: false; error: unknown; status: number | null };
 
 /** The error an exchange ends with when its deadline passes (described like an AbortSignal timeout). */
 export class ExchangeTimeoutError extends Error {
@@ -37,7 +40,7 @@ export class PostExchange implements Dispatcher.DispatchHandler {
   expire(): void {
     if (this.settled) return;
     const err = new ExchangeTimeoutError('The webhook exchange timed out.');
-    this.finish({ ok: false, error: err });
+    this.finish({ ok: false, error: err, status: this.status });
     this.abortExchange?.(err);
   }
 
@@ -70,12 +73,12 @@ export class PostExchange implements Dispatcher.DispatchHandler {
   }
 
   onError(err: Error): void {
-    this.finish({ ok: false, error: err });
+    this.finish({ ok: false, error: err, status: this.status });
   }
 
   private complete(): void {
     if (this.status === null) {
-      this.finish({ ok: false, error: new Error('No response status.') });
+      this.finish({ ok: false, error: new Error('No response status.'), status: null });
       return;
     }
     const body = Buffer.concat(this.chunks, this.size).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');

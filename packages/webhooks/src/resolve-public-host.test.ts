@@ -10,6 +10,8 @@ describe('resolvePublicHost', () => {
       'six.example.test': { AAAA: ['::1'] },
       'mapped.example.test': { AAAA: ['::ffff:127.0.0.1'] },
       'metadata.example.test': { A: ['169.254.169.254'] },
+      // Outside 2000::/3, the only IPv6 space IANA allocates as global unicast.
+      'unallocated.example.test': { AAAA: ['4000::1'] },
     },
   });
   let resolver: ReturnType<typeof createResolver>;
@@ -38,8 +40,22 @@ describe('resolvePublicHost', () => {
     ['api.localhost', '127.0.0.1'],
     ['127.0.0.1', '127.0.0.1'],
     ['[::1]', '::1'],
+    // IPv4-compatible (deprecated, RFC 4291 §2.5.5.1) form of 127.0.0.1, as WHATWG URL writes it.
+    ['[::7f00:1]', '::7f00:1'],
+    ['[4000::1]', '4000::1'],
+    ['unallocated.example.test', '4000::1'],
+    // Special-purpose blocks of IANA's registry (RFC 6890 and after): NAT64 and 6to4 of loopback, CGNAT, benchmarking.
+    ['[64:ff9b::7f00:1]', '64:ff9b::7f00:1'],
+    ['[2002:7f00:1::]', '2002:7f00:1::'],
+    ['100.64.0.1', '100.64.0.1'],
+    ['198.18.0.1', '198.18.0.1'],
   ])('when %s resolves to a private address, then it is refused naming %s', async (host, address) => {
     await expect(check(host)).rejects.toMatchObject({ name: 'UnsafeWebhookHostError', reason: 'private_address', message: expect.stringContaining(address) });
+  });
+
+  test('when an IP literal is public, IPv4-mapped IPv6 included, then it is returned as itself', async () => {
+    expect(await check('[2606:4700::1111]')).toEqual([{ address: '2606:4700::1111', family: 6 }]);
+    expect(await check('[::ffff:5db8:d822]')).toEqual([{ address: '::ffff:5db8:d822', family: 6 }]);
   });
 
   test('when ALLOW_PRIVATE_NETWORKS is on, then private addresses are returned', async () => {

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
 import { createResolver } from '@mailroom/core';
 import { RESPONSE_BODY_BYTES, WebhookClient } from './webhook-client';
 
@@ -65,5 +65,71 @@ describe('WebhookClient', () => {
     }
     // The client still posts afterwards.
     expect((await post('/ok')).status).toBe(204);
+  });
+});
+
+describe('WebhookClient with receivers that bend HTTP/1.1', () => {
+  // Raw answers, written as some servers and proxies do, whatever the request says.
+  const answers = new Map<string, (socket: Socket) => void>([
+    // RFC 9110 §15.2: a 1xx may come before the final answer; here an Early Hints, then 204.
+    ['/hints', (s) => s.end('HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n')],
+    // HTTP/1.0, the body delimited by the connection's close.
+    ['/http10', (s) => s.end('HTTP/1.0 200 OK\r\nConnection: close\r\n\r\nstored')],
+    ['/chunked', (s) => s.end('HTTP/1.1 202 Accepted\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n')],
+    // The head of a 200, part of its body, then a reset.
+    [
+      '/cut',
+      (s) => {
+        s.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial');
+        setTimeout(() => s.resetAndDestroy(), 50);
+      },
+    ],
+    ['/continue', (s) => s.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n')],
+    ['/rfc850', (s) => s.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: Sunday, 06-Nov-94 08:49:37 GMT\r\nContent-Length: 0\r\n\r\n')],
+  ]);
+  let server: NetServer;
+  let base = '';
+  const client = new WebhookClient({ timeoutSeconds: 2, resolver: createResolver([], 1_000), allowPrivateNetworks: true });
+
+  beforeAll(async () => {
+    server = createNetServer((socket) => {
+      let head = '';
+      socket.on('error', () => undefined);
+      const onData = (chunk: Buffer) => {
+        head += chunk.toString('latin1');
+        const path = /^POST (\S+) /.exec(head)?.[1];
+        if (!path || !head.includes('\r\n\r\n')) return;
+        socket.off('data', onData);
+        answers.get(path)?.(socket);
+      };
+      socket.on('data', onData);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await client.close();
+    server.close();
+  });
+
+  const post = (path: string) => client.post(`${base}${path}`, '{"id":"evt_1"}', { 'content-type': 'application/json' });
+
+  test('when a 1xx precedes the answer, or the body is close-delimited or chunked, then the final status and body are the result', async () => {
+    expect(await post('/hints')).toMatchObject({ status: 204, body: '', error: null });
+    expect(await post('/http10')).toMatchObject({ status: 200, body: 'stored', error: null });
+    expect(await post('/chunked')).toMatchObject({ status: 202, body: 'abcdef', error: null });
+  });
+
+  test('when a response is cut off after its head, then it is a failure that says which status began', async () => {
+    expect(await post('/cut')).toMatchObject({ status: null, body: null, error: 'The connection ended during the HTTP 200 response, before its end.' });
+  });
+
+  test('when an unasked 100 Continue comes first, then the failure says so rather than a reset', async () => {
+    expect(await post('/continue')).toMatchObject({ status: null, error: expect.stringContaining('100 Continue') });
+  });
+
+  test('when Retry-After is an obsolete RFC 850 date, then it is read (RFC 9110 §5.6.7), here long past', async () => {
+    expect(await post('/rfc850')).toMatchObject({ status: 503, retryAfterSeconds: 0 });
   });
 });

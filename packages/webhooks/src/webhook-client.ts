@@ -61,7 +61,7 @@ export class WebhookClient {
     const target = this.targets.get(url) ?? (await this.target(url));
     const outcome: ExchangeOutcome =
       target.refused !== undefined
-        ? { ok: false, error: target.refused }
+        ? { ok: false, error: target.refused, status: null }
         : await new Promise<ExchangeOutcome>((resolve) => {
             const exchange = new PostExchange(started + this.options.timeoutSeconds * 1000, (result) => {
               this.deadlines.delete(exchange);
@@ -72,7 +72,7 @@ export class WebhookClient {
           });
     const durationMs = Math.round(performance.now() - started);
     if (!outcome.ok) {
-      return { status: null, body: null, error: describeError(outcome.error, this.options.timeoutSeconds), durationMs, retryAfterSeconds: null };
+      return { status: null, body: null, error: describeError(outcome.error, this.options.timeoutSeconds, outcome.status), durationMs, retryAfterSeconds: null };
     }
     return { status: outcome.status, body: outcome.body, error: null, durationMs, retryAfterSeconds: parseRetryAfter(outcome.retryAfter) };
   }
@@ -135,18 +135,54 @@ export class WebhookClient {
   }
 }
 
-/** Seconds from now: `Retry-After` as delta-seconds or an HTTP date. */
+/** Seconds from now: `Retry-After` as delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | null {
   const text = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!text) return null;
   if (/^\d+$/.test(text)) return Number(text);
-  // An HTTP date (IMF-fixdate, RFC 9110 §5.6.7); Date.parse alone accepts "-5" as a year.
-  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)) return null;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? null : Math.max(0, Math.ceil((date - now) / 1000));
+  const date = parseHttpDate(text, now);
+  return date === null ? null : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-function describeError(err: unknown, timeoutSeconds: number): string {
+const MONTHS = 'Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec';
+const DAY_NAME = '(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)';
+const TIME = '(\\d{2}):(\\d{2}):(\\d{2})';
+// The three forms a recipient must accept (RFC 9110 §5.6.7), case-sensitive as there: IMF-fixdate
+// "Sun, 06 Nov 1994 08:49:37 GMT", the obsolete RFC 850 "Sunday, 06-Nov-94 08:49:37 GMT" and
+// asctime "Sun Nov  6 08:49:37 1994" (GMT too). Date.parse alone is no judge: it takes "-5" as
+// a year and reads asctime in the local time zone.
+const IMF_FIXDATE = new RegExp(`^${DAY_NAME}, (\\d{2}) (${MONTHS}) (\\d{4}) ${TIME} GMT$`);
+const RFC850_DATE = new RegExp(`^(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday), (\\d{2})-(${MONTHS})-(\\d{2}) ${TIME} GMT$`);
+const ASCTIME_DATE = new RegExp(`^${DAY_NAME} (${MONTHS}) ([ \\d]\\d) ${TIME} (\\d{4})$`);
+const FIFTY_YEARS_MS = 50 * 365.25 * 86_400_000;
+
+/** An HTTP-date in milliseconds since the epoch, or null when it is none (or names no real day). */
+function parseHttpDate(text: string, now: number): number | null {
+  const imf = IMF_FIXDATE.exec(text);
+  const rfc850 = imf ? null : RFC850_DATE.exec(text);
+  const asctime = imf || rfc850 ? null : ASCTIME_DATE.exec(text);
+  const fields = imf ?? rfc850;
+  // day, month, year, hour, minute, second
+  const parts = fields ? fields.slice(1, 7) : asctime ? [asctime[2], asctime[1], asctime[6], asctime[3], asctime[4], asctime[5]] : null;
+  if (!parts) return null;
+  const [day, hour, minute, second] = [Number(parts[0]), Number(parts[3]), Number(parts[4]), Number(parts[5])];
+  const month = MONTHS.split('|').indexOf(parts[1] as string);
+  if (hour > 23 || minute > 59 || second > 60) return null;
+  const at = (year: number) => Date.UTC(year, month, day, hour, minute, Math.min(second, 59));
+  let date: number;
+  if (rfc850) {
+    // A two-digit year more than 50 years ahead is the latest past year ending so (RFC 9110 §5.6.7).
+    const year = Math.floor(new Date(now).getUTCFullYear() / 100) * 100 + Number(parts[2]);
+    date = at(year) - now > FIFTY_YEARS_MS ? at(year - 100) : at(year);
+  } else {
+    date = at(Number(parts[2]));
+  }
+  // Date.UTC rolls 31 Feb over into March: such a date is no date.
+  return new Date(date).getUTCDate() === day ? date : null;
+}
+
+/** `cutStatus`: the status of a response that failed before its end. */
+function describeError(err: unknown, timeoutSeconds: number, cutStatus: number | null = null): string {
   if (err instanceof UnsafeWebhookHostError) return err.message;
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -154,6 +190,10 @@ function describeError(err: unknown, timeoutSeconds: number): string {
   }
   if (e.name === 'UnsafeWebhookHostError' && e.message) return e.message;
   if (e.code === 'ECONNREFUSED') return 'Connection refused.';
+  // A response that began (the receiver may have acted on the event) is a failure all the same: it did not end.
+  if (cutStatus !== null) return `The connection ended during the HTTP ${cutStatus} response, before its end.`;
+  // undici refuses any 100 Continue it did not ask for (it sends no Expect), though RFC 9110 §15.2 lets one precede the answer.
+  if (e.code === 'UND_ERR_SOCKET' && e.message === 'bad response') return 'The receiver answered 100 Continue unasked, which is not accepted: answer with the final status only.';
   if (e.code === 'ECONNRESET' || e.code === 'UND_ERR_SOCKET') return 'Connection reset before a response.';
   if (e.code === 'ENOTFOUND') return e.message ?? 'The host does not resolve.';
   if (e.code && /^E[A-Z]+$/.test(e.code)) return `Request failed (${e.code}).`;

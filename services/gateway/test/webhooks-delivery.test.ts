@@ -81,7 +81,7 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
   const forEvent = (eventId: string) => receiver.forEvent(eventId);
 
   /** Appends events as a producer does (one transaction, then the notice). */
-  const emit = async (count: number, type: 'email.received' | 'email.complained') => {
+  const emit = async (count: number, type: 'email.received' | 'email.complained' | 'email.bounced') => {
     const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
     await eventQueue.notify();
     return ids;
@@ -256,6 +256,38 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
     }
     // Nothing failed since: a second recover marks nothing.
     expect((await api.post(`/webhooks/${endpoint.id}/recover`, { since })).body.events).toBe(0);
+  });
+
+  test('when an endpoint was disabled while events happened, then re-enabling does not send them, and recover delivers them once as manual attempts', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    // Another endpoint of the same type shows when the fan-out has passed an event.
+    await createEndpoint('gap-witness', ['email.bounced']);
+    const fannedOut = (eventIds: string[]) => until(() => eventIds.every((e) => forEvent(e).some((r) => r.url.endsWith('/gap-witness'))), 20_000, 'the fan-out');
+    const [beforeCreation] = await emit(1, 'email.bounced');
+    const endpoint = await createEndpoint('gap', ['email.bounced']);
+    const toGap = (eventId: string) => forEvent(eventId).filter((r) => r.url.endsWith('/gap'));
+    expect((await api.patch(`/webhooks/${endpoint.id}`, { enabled: false })).body).toMatchObject({ enabled: false });
+    const whileDisabled = await emit(2, 'email.bounced');
+    await fannedOut([beforeCreation as string, ...whileDisabled]);
+    expect((await api.patch(`/webhooks/${endpoint.id}`, { enabled: true })).body).toMatchObject({ enabled: true });
+    const [afterEnabling] = await emit(1, 'email.bounced');
+    await until(() => toGap(afterEnabling as string).length === 1, 20_000, 'the event after re-enabling');
+    for (const eventId of [beforeCreation as string, ...whileDisabled]) expect(toGap(eventId)).toHaveLength(0);
+
+    const res = await api.post(`/webhooks/${endpoint.id}/recover`, { since });
+    expect(res.status).toBe(202);
+    // The two of the gap: not the one before the endpoint existed, nor the one it received.
+    expect(res.body.events).toBe(2);
+    await until(() => whileDisabled.every((e) => toGap(e).length === 1), 20_000, 'the recovered events');
+    for (const eventId of whileDisabled) {
+      const attempts = (await api.get(`/webhooks/${endpoint.id}/attempts?eventId=${eventId}`)).body.data;
+      expect(attempts.map((a: { attempt: number; trigger: string; success: boolean }) => [a.attempt, a.trigger, a.success])).toEqual([[1, 'manual', true]]);
+      expect(JSON.parse(toGap(eventId)[0]?.body ?? '{}')).toMatchObject({ id: eventId, type: 'email.bounced' });
+    }
+    expect((await api.post(`/webhooks/${endpoint.id}/recover`, { since })).body.events).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(toGap(beforeCreation as string)).toHaveLength(0);
+    expect(toGap(afterEnabling as string)).toHaveLength(1);
   });
 
   test("when another project's endpoint is named, then test, replay, recover, attempts and rotate-secret are 404 and nothing is sent", async () => {

@@ -54,6 +54,9 @@ describe('webhook URLs on private networks (creation-time SSRF rule)', () => {
     await refused('http://[::ffff:127.0.0.1]/hook', /private/);
     await refused('http://localhost:3000/hook', /localhost/);
     await refused('http://2130706433/hook', /127\.0\.0\.1/);
+    // IPv4-compatible IPv6 (::/96, deprecated) and unallocated IPv6 (outside 2000::/3): not public unicast either.
+    await refused('http://[::127.0.0.1]/hook', /::7f00:1/);
+    await refused('http://[4000::1]/hook', /4000::1/);
   });
 
   test('when a name resolves to a private address through DNS_SERVERS, then creation and PATCH are 422', async () => {

@@ -152,6 +152,8 @@ describe('webhook endpoints: /webhooks', () => {
       await expect422({ url: 'https://user:pw@hooks.acme.test/x', events: ['email.sent'] }, 'url', /user name or password.*leak/);
       await expect422({ url: 'https://token@hooks.acme.test/x', events: ['email.sent'] }, 'url', /user name or password/);
       await expect422({ url: 42, events: ['email.sent'] }, 'url', /string/);
+      await expect422({ url: 'https://hooks.acme.test:0/x', events: ['email.sent'] }, 'url', /port 0/);
+      await expect422({ url: 'https://hooks.acme.test:65536/x', events: ['email.sent'] }, 'url', /absolute http\(s\) URL/);
       await expect422({ url: `https://hooks.acme.test/${'x'.repeat(3000)}`, events: ['email.sent'] }, 'url', /2048/);
     });
 

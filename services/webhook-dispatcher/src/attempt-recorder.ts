@@ -18,6 +18,10 @@ export interface AttemptRecorderOptions {
   idle: () => boolean;
   /** Told each attempt once it is committed (metrics). */
   onRecorded?: (record: AttemptRecord) => void;
+  /** Told, after a commit, the endpoints of its batch that are disabled or deleted. */
+  onStopped?: (webhookIds: string[]) => void;
+  /** Told the records of a batch whose commit failed. */
+  onNotRecorded?: (records: readonly AttemptRecord[]) => void;
 }
 
 /**
@@ -35,13 +39,20 @@ export class AttemptRecorder {
   private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly options: AttemptRecorderOptions) {
-    this.commits = new GroupCommit(async (records) => void (await writeAttempts(options.pool, records)), MAX_RECORDS_PER_COMMIT);
+    this.commits = new GroupCommit(async (records) => {
+      const { stopped } = await writeAttempts(options.pool, records);
+      if (stopped.length > 0) options.onStopped?.(stopped);
+    }, MAX_RECORDS_PER_COMMIT);
   }
 
-  /** Takes one outcome, written with those of the next RECORD_WINDOW_MS (or at once when idle). */
+  /**
+   * Takes one outcome, written with those of the next RECORD_WINDOW_MS (or at once when idle).
+   * A 410 is written at once: it disables the endpoint, and the commit is what stops the
+   * deliveries of it this process has claimed.
+   */
   add(record: AttemptRecord): void {
     this.gathered.push(record);
-    if (this.options.idle()) this.submit();
+    if (record.gone || this.options.idle()) this.submit();
     else this.gatherTimer ??= setTimeout(() => this.submit(), RECORD_WINDOW_MS);
   }
 
@@ -66,6 +77,7 @@ export class AttemptRecorder {
       await this.commits.submit(batch);
     } catch (err) {
       this.options.logger.error({ err, attempts: batch.length }, 'webhook attempts not recorded');
+      this.options.onNotRecorded?.(batch);
       return;
     }
     const retries: { eventId: string; webhookId: string; dueAt: Date }[] = [];

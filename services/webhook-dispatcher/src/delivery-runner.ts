@@ -1,5 +1,5 @@
 import type { DeliveryKey, Logger, WebhookQueue } from '@mailroom/core';
-import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, releaseDeliveries } from '@mailroom/db';
+import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, releaseDeliveries, stopDeliveries } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
 import { AttemptRecorder } from './attempt-recorder';
 
@@ -55,6 +55,12 @@ interface EndpointState {
   claiming: number;
   /** Posts in flight. */
   posting: number;
+  /**
+   * It answered 410: until the commit that disables it, its claimed scheduled deliveries wait in
+   * `held` instead of being posted, and nothing more is claimed for it.
+   */
+  halted: boolean;
+  held: DeliveryTarget[];
 }
 
 /**
@@ -81,7 +87,12 @@ export class DeliveryRunner {
   private readonly recorder: AttemptRecorder;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
-    this.recorder = new AttemptRecorder({ ...options, idle: () => this.inFlight === 0 });
+    this.recorder = new AttemptRecorder({
+      ...options,
+      idle: () => this.inFlight === 0,
+      onStopped: (webhookIds) => this.stopEndpoints(webhookIds),
+      onNotRecorded: (records) => this.resume(records),
+    });
   }
 
   /** Takes deliveries to attempt as soon as their endpoints have room; those that find no room here are deferred. */
@@ -153,7 +164,7 @@ export class DeliveryRunner {
     const claimed: DeliveryKey[] = [];
     for (const state of this.endpoints.values()) {
       unclaimed.push(...state.waiting.splice(0));
-      claimed.push(...state.ready.splice(0).map((t) => ({ eventId: t.eventId, webhookId: t.webhookId })));
+      claimed.push(...[...state.ready.splice(0), ...state.held.splice(0)].map((t) => ({ eventId: t.eventId, webhookId: t.webhookId })));
     }
     this.waitingCount = 0;
     const handBack = [...unclaimed, ...claimed];
@@ -170,14 +181,14 @@ export class DeliveryRunner {
   private endpoint(webhookId: string): EndpointState {
     let state = this.endpoints.get(webhookId);
     if (!state) {
-      state = { waiting: [], ready: [], claiming: 0, posting: 0 };
+      state = { waiting: [], ready: [], claiming: 0, posting: 0, halted: false, held: [] };
       this.endpoints.set(webhookId, state);
     }
     return state;
   }
 
   private forget(webhookId: string, state: EndpointState): void {
-    if (state.waiting.length + state.ready.length + state.claiming + state.posting === 0) this.endpoints.delete(webhookId);
+    if (state.waiting.length + state.ready.length + state.held.length + state.claiming + state.posting === 0) this.endpoints.delete(webhookId);
   }
 
   /** Claims what has room, one claim at a time; asked again while claiming, it runs once more after. */
@@ -224,7 +235,10 @@ export class DeliveryRunner {
         state.claiming--;
         if (!claimed.has(keyOf(key))) this.known.delete(keyOf(key));
       }
-      for (const target of targets) this.endpoint(target.webhookId).ready.push(target);
+      for (const target of targets) {
+        const state = this.endpoint(target.webhookId);
+        (state.halted && !target.manual ? state.held : state.ready).push(target);
+      }
       for (const key of taken) {
         this.startReady(key.webhookId);
         const state = this.endpoints.get(key.webhookId);
@@ -236,13 +250,13 @@ export class DeliveryRunner {
 
   /** Deliveries of the endpoint claimed or being claimed, posting or about to. */
   private stock(state: EndpointState): number {
-    return state.posting + state.ready.length + state.claiming;
+    return state.posting + state.ready.length + state.held.length + state.claiming;
   }
 
   /** Claims are made in large batches: once half the endpoint's stock is used, or when little waits. */
   private wantsClaim(state: EndpointState): boolean {
     const free = this.options.claimAhead - this.stock(state);
-    return state.waiting.length > 0 && free > 0 && (free >= this.options.claimAhead / 2 || free >= state.waiting.length);
+    return !state.halted && state.waiting.length > 0 && free > 0 && (free >= this.options.claimAhead / 2 || free >= state.waiting.length);
   }
 
   /** Starts this endpoint's claimed deliveries while it has free slots. */
@@ -277,9 +291,56 @@ export class DeliveryRunner {
       // The lease runs out and the reconciler hands the delivery out again.
       this.options.logger.error({ err, eventId: target.eventId, webhookId: target.webhookId }, 'webhook attempt failed');
     }
+    // A 410 disables the endpoint: what it has claimed waits for that commit (`stopEndpoints`).
+    if (record?.gone) this.halt(state);
     this.release(target, state);
     // After the release: with no other post in flight, the outcome is written at once.
     if (record) this.recorder.add(record);
+  }
+
+  /** Holds back the endpoint's claimed scheduled deliveries (manual ones still go out). */
+  private halt(state: EndpointState): void {
+    state.halted = true;
+    state.held.push(...state.ready.filter((t) => !t.manual));
+    state.ready = state.ready.filter((t) => t.manual);
+  }
+
+  /** A batch was not recorded: endpoints it halted post again (nothing disabled them). */
+  private resume(records: readonly AttemptRecord[]): void {
+    for (const record of records) {
+      const state = this.endpoints.get(record.webhookId);
+      if (!record.gone || !state?.halted) continue;
+      state.halted = false;
+      state.ready.push(...state.held.splice(0));
+      this.startReady(record.webhookId);
+      if (this.wantsClaim(state)) this.pump();
+    }
+  }
+
+  /**
+   * These endpoints were disabled or deleted (DESIGN §5: their pending deliveries stop without
+   * another attempt): their claimed scheduled deliveries are not posted but stopped in
+   * PostgreSQL; manual ones (recover) still go out. Their unclaimed ones stop at their claim.
+   */
+  private stopEndpoints(webhookIds: readonly string[]): void {
+    const stopped: DeliveryKey[] = [];
+    for (const webhookId of webhookIds) {
+      const state = this.endpoints.get(webhookId);
+      if (!state) continue;
+      for (const target of [...state.held.splice(0), ...state.ready.filter((t) => !t.manual)]) {
+        this.known.delete(keyOf(target));
+        stopped.push({ eventId: target.eventId, webhookId });
+      }
+      state.ready = state.ready.filter((t) => t.manual);
+      state.halted = false;
+      this.forget(webhookId, state);
+      if (this.wantsClaim(state)) this.pump();
+    }
+    if (stopped.length === 0) return;
+    // Not stopped here, they stay leased: the reconciler stops them once their leases end.
+    void stopDeliveries(this.options.pool, stopped).catch((err: unknown) =>
+      this.options.logger.warn({ err, deliveries: stopped.length }, 'claimed deliveries of disabled endpoints not stopped; the reconciler will'),
+    );
   }
 
   /** Frees the post's slot and starts what it made room for. */

@@ -164,10 +164,4 @@ export function capturingLogger(): { logger: Logger; lines: string[] } {
   return { logger: pino({ level: 'debug' }, stream), lines };
 }
 
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from '../../../test/support/until';

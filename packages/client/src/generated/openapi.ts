@@ -687,7 +687,7 @@ export interface paths {
         put?: never;
         /**
          * Re-deliver every event that failed since a time
-         * @description Re-delivers, in the background and as `manual` attempts, every event whose deliveries to this endpoint all failed since `since` (ISO 8601, at most 14 days back, not in the future; else 422). Answers 202 with how many events were marked; the attempts appear in the log as they are made. Works on a disabled endpoint without re-enabling it.
+         * @description Re-delivers, in the background and as `manual` attempts, every event whose deliveries to this endpoint all failed since `since`, and every event since then (and since the endpoint was created) of the types it subscribes to that it missed while disabled (ISO 8601, at most 14 days back, not in the future; else 422). Answers 202 with how many events were marked; the attempts appear in the log as they are made. Works on a disabled endpoint without re-enabling it.
          */
         post: operations["recoverWebhook"];
         delete?: never;

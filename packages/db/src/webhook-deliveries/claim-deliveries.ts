@@ -54,3 +54,25 @@ export async function releaseDeliveries(pool: Pool, keys: readonly DeliveryKey[]
     values: [keys.map((k) => k.eventId), keys.map((k) => k.webhookId)],
   });
 }
+
+/**
+ * Stops scheduled deliveries a dispatcher had claimed but not posted, because their endpoint was
+ * disabled or deleted meanwhile (DESIGN §5): `failed` without an attempt, as a claim would have
+ * left them. One whose endpoint is enabled again by now gets its lease back instead, and the
+ * reconciler hands it out again; a manual one (recover) is left alone. A deleted endpoint's rows
+ * are gone already.
+ */
+export async function stopDeliveries(pool: Pool, keys: readonly DeliveryKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await pool.query({
+    name: 'mailroom-webhook-stop-claimed',
+    text: `UPDATE webhook_deliveries d SET
+                  state = CASE WHEN w.enabled THEN d.state ELSE 'failed' END,
+                  next_attempt_at = CASE WHEN w.enabled THEN d.next_attempt_at END,
+                  lease_until = NULL, updated_at = now()
+             FROM unnest($1::text[], $2::text[]) AS k(event_id, webhook_id), webhooks w
+            WHERE d.event_id = k.event_id AND d.webhook_id = k.webhook_id AND w.id = d.webhook_id
+              AND d.state = 'pending' AND NOT d.manual`,
+    values: [keys.map((k) => k.eventId), keys.map((k) => k.webhookId)],
+  });
+}

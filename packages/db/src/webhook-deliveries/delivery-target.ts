@@ -35,8 +35,10 @@ export interface DeliveryTargetRow {
 }
 
 /** The columns of a target, for `SELECT`s over webhook_deliveries d, webhooks w, email_events e. */
+// previous_secret_expires_at holds the UTC wall time (rotateWebhookSecret writes it so): compared
+// with now() as such, the 24 hours would shift by the session's offset from UTC.
 export const TARGET_COLUMNS = `d.event_id, d.webhook_id, d.project_id, w.url, w.secret_ciphertext,
-  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
+  CASE WHEN w.previous_secret_expires_at > (now() AT TIME ZONE 'UTC') THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
   d.manual, d.attempts, e.type, e.data, e.created_at`;
 
 export function toDeliveryTarget(row: DeliveryTargetRow): DeliveryTarget {

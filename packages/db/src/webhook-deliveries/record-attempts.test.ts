@@ -1,6 +1,8 @@
 import { newId } from '@mailroom/core';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/databases';
 import { createPool, type Pool } from '../pool';
+import { listWebhookAttempts } from '../webhook-endpoints/webhook-attempts';
+import { claimDeliveries } from './claim-deliveries';
 import { type AttemptRecord, recordAttempts } from './record-attempts';
 
 let db: TestDatabase;
@@ -76,5 +78,45 @@ describe('recordAttempts from several dispatchers at once', () => {
     expect(rows.map((r) => [r.state, Number(r.n)])).toEqual([['succeeded', writers * rounds * webhookIds.length]]);
     const attempts = await pool.query<{ n: string }>('SELECT count(*) AS n FROM webhook_attempts');
     expect(Number(attempts.rows[0]?.n)).toBe(writers * rounds * webhookIds.length);
+  });
+});
+
+describe('timestamps when the database session is not in UTC', () => {
+  // A server whose timezone setting is Tokyo's (initdb takes the host's): UTC+9, no daylight saving.
+  let tokyo: Pool;
+  beforeAll(() => {
+    tokyo = createPool(`${db.url}?options=${encodeURIComponent('-c TimeZone=Asia/Tokyo')}`, 2);
+  });
+  afterAll(() => tokyo.end());
+
+  test('when an attempt is recorded, then the log answers the instants recorded, from recordAttempts and listWebhookAttempts alike', async () => {
+    expect((await tokyo.query<{ tz: string }>({ text: "SELECT current_setting('TimeZone') AS tz" })).rows[0]?.tz).toBe('Asia/Tokyo');
+    const { webhookIds, eventIds } = await endpointsWithDeliveries(1, 1);
+    const [webhookId, eventId] = [webhookIds[0] as string, eventIds[0] as string];
+    const createdAt = new Date(Date.now() - 1_000);
+    const nextRetryAt = new Date(createdAt.getTime() + 300_000);
+    const [written] = await recordAttempts(tokyo, [{ ...success(eventId, webhookId), success: false, responseStatus: 500, createdAt, nextRetryAt }]);
+    expect({ createdAt: written?.createdAt.toISOString(), nextRetryAt: written?.nextRetryAt?.toISOString() }).toEqual({
+      createdAt: createdAt.toISOString(),
+      nextRetryAt: nextRetryAt.toISOString(),
+    });
+    const [listed] = await listWebhookAttempts(tokyo, { projectId, webhookId, limit: 1 });
+    expect({ createdAt: listed?.createdAt.toISOString(), nextRetryAt: listed?.nextRetryAt?.toISOString() }).toEqual({
+      createdAt: createdAt.toISOString(),
+      nextRetryAt: nextRetryAt.toISOString(),
+    });
+  });
+
+  test('when a secret was replaced 19 hours ago, then deliveries are still signed with it (24 hours, whatever the zone)', async () => {
+    const { webhookIds, eventIds } = await endpointsWithDeliveries(1, 1);
+    const [webhookId, eventId] = [webhookIds[0] as string, eventIds[0] as string];
+    // As rotateWebhookSecret leaves it, 19 hours later: expiring in 5 hours, in UTC wall time (read as Tokyo's, 4 hours ago).
+    await pool.query({
+      text: `UPDATE webhooks SET previous_secret_ciphertext = 'old', previous_secret_expires_at = (now() AT TIME ZONE 'UTC') + interval '5 hours' WHERE id = $1`,
+      values: [webhookId],
+    });
+    await pool.query({ text: 'UPDATE webhook_deliveries SET lease_until = NULL WHERE webhook_id = $1', values: [webhookId] });
+    const [target] = await claimDeliveries(tokyo, [{ eventId, webhookId }], 60);
+    expect(target?.previousSecretCiphertext).toBe('old');
   });
 });

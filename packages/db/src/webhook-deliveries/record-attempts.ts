@@ -29,19 +29,31 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
   if (records.length === 0) return [];
   const { rows } = await db.query<AttemptRow>({
     name: 'mailroom-webhook-record-attempts',
-    text: `${RECORD_ATTEMPTS} SELECT * FROM inserted`,
+    text: `${RECORD_ATTEMPTS} SELECT ${INSERTED_COLUMNS} FROM inserted`,
     values: recordValues(records),
   });
   return rows.map(toWebhookAttempt);
 }
 
+/** What `writeAttempts` answers. */
+export interface WrittenAttempts {
+  /** Attempt rows written. */
+  written: number;
+  /**
+   * The batch's endpoints that receive no more scheduled deliveries: disabled (by this batch, a
+   * 410 or five days of failures, or before it) or deleted. Their deliveries already claimed
+   * must not be posted (DESIGN §5: a disabled or deleted endpoint's pending deliveries stop).
+   */
+  stopped: string[];
+}
+
 /**
  * `recordAttempts` for a writer that needs no rows back (the dispatcher's group commit): the
- * same statement, answering only how many attempts were written, so no attempt row is sent
- * back and parsed.
+ * same statement, answering only how many attempts were written and which endpoints are no
+ * longer enabled, so no attempt row is sent back and parsed.
  */
-export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[]): Promise<number> {
-  if (records.length === 0) return 0;
+export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[]): Promise<WrittenAttempts> {
+  if (records.length === 0) return { written: 0, stopped: [] };
   return inTransaction(pool, async (client) => {
     // Each delivery row found by its primary key. A burst's webhook_deliveries grows (and its
     // updated rows leave dead versions) faster than statistics follow, and the planner, costing
@@ -50,12 +62,15 @@ export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[
     // the same whatever the statistics, so the statement is prepared once and its plan reused
     // (planning it cost PostgreSQL about 0.7 ms per batch).
     await client.query('SET LOCAL enable_seqscan = off');
-    const { rows } = await client.query<{ written: number }>({
+    const { rows } = await client.query<WrittenAttempts>({
       name: 'mailroom-webhook-write-attempts',
-      text: `${RECORD_ATTEMPTS} SELECT count(*)::int AS written FROM inserted`,
+      // `endpoints` answers the batch's endpoints that still exist, as updated: the others were deleted.
+      text: `${RECORD_ATTEMPTS} SELECT (SELECT count(*)::int FROM inserted) AS written,
+               ARRAY(SELECT s.webhook_id FROM json_to_recordset($2::json) AS s(webhook_id text)
+                      WHERE NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = s.webhook_id AND e.enabled)) AS stopped`,
       values: recordValues(records),
     });
-    return rows[0]?.written ?? 0;
+    return rows[0] ?? { written: 0, stopped: [] };
   });
 }
 
@@ -105,7 +120,12 @@ const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
              updated_at = now()
              FROM json_to_recordset($2::json) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
             WHERE w.id = s.webhook_id AND l.id = w.id
-           RETURNING w.id`;
+           RETURNING w.id, w.enabled`;
+
+// The log's timestamps are UTC wall times without a zone, as Prisma writes them and
+// `listWebhookAttempts` reads them, whatever the session's time zone: written and answered as such.
+const INSERTED_COLUMNS = `id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body, duration_ms, error,
+  success, next_retry_at AT TIME ZONE 'UTC' AS next_retry_at, created_at AT TIME ZONE 'UTC' AS created_at`;
 
 // Writes the attempts ($1), their deliveries and endpoints; the caller adds the final SELECT over `inserted`.
 const RECORD_ATTEMPTS = `WITH x AS (
@@ -135,7 +155,7 @@ const RECORD_ATTEMPTS = `WITH x AS (
            INSERT INTO webhook_attempts (id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body,
                                          duration_ms, error, success, next_retry_at, created_at)
            SELECT x.id, x.webhook_id, x.event_id, x.event_type, d.attempts, x.trigger::"WebhookTrigger", x.url, x.response_status,
-                  x.response_body, x.duration_ms, x.error, x.success, x.next_retry_at, x.created_at
+                  x.response_body, x.duration_ms, x.error, x.success, x.next_retry_at AT TIME ZONE 'UTC', x.created_at AT TIME ZONE 'UTC'
              FROM x JOIN d ON d.event_id = x.event_id AND d.webhook_id = x.webhook_id
            RETURNING *)`;
 

@@ -8,9 +8,9 @@ const MAX_URL_LENGTH = 2048;
 const MAX_DESCRIPTION_LENGTH = 500;
 
 /**
- * An endpoint URL: absolute, http or https, without credentials. Normalized as WHATWG URL does
- * (host lower-cased, default port dropped). Whether its host is public is checked afterwards,
- * with DNS (`check-webhook-url.ts`).
+ * An endpoint URL: absolute, http or https, without credentials, not to port 0. Normalized as
+ * WHATWG URL does (host lower-cased, default port dropped). Whether its host is public is
+ * checked afterwards, with DNS (`check-url-host.ts`).
  */
 export const webhookUrl = z
   .string()
@@ -25,6 +25,11 @@ export const webhookUrl = z
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       ctx.addIssue({ code: 'custom', message: `must use http or https, not ${url.protocol.slice(0, -1)}` });
+      return z.NEVER;
+    }
+    // WHATWG URL refuses ports above 65535 but takes 0, which is reserved and never listened on.
+    if (url.port === '0') {
+      ctx.addIssue({ code: 'custom', message: 'must not use port 0: nothing can be delivered to it' });
       return z.NEVER;
     }
     if (url.username !== '' || url.password !== '') {
