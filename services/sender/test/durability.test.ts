@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
 import { ServiceProcess } from '../../../test/support/service-process';
+import { until } from '../../../test/support/until';
 
 /** An SMTP server that accepts everything, keeps only the Message-IDs, and can answer slowly. */
 class CountingSink {
@@ -47,14 +48,6 @@ class CountingSink {
 }
 
 const valid = (i: number) => ({ from: 'Acme <hello@acme.test>', to: `user${i}@example.test`, subject: `Message ${i}`, text: 'Hello' });
-
-async function until(check: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('the sender as a process', () => {
   let database: TestDatabase;

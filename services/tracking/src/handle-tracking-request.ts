@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MailroomError, type TrackingTarget } from '@mailroom/core';
+import { MailroomError, requestPath, type TrackingTarget } from '@mailroom/core';
 import type { EngagementHit } from '@mailroom/db';
 import type { BotRules } from './bot-rules';
 
@@ -40,7 +40,7 @@ export interface TrackingRequestDeps {
  * 404 with no redirect and no event. Returns false for any other path.
  */
 export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMessage, res: ServerResponse): boolean {
-  const path = (req.url ?? '/').split('?', 1)[0] as string;
+  const path = requestPath(req.url);
   const route = path.startsWith('/o/') ? 'open' : path.startsWith('/c/') ? 'click' : null;
   if (route === null) return false;
   if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -11,6 +11,7 @@ import {
   listenOn,
   type Logger,
   MailroomError,
+  requestPath,
   TrackingTokens,
 } from '@mailroom/core';
 import { type Backends, connectBackends, type EngagementHit, recordEngagement } from '@mailroom/db';
@@ -124,8 +125,11 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping }),
   };
   const server = createServer((req, res) => {
+    // While stopping, each answer closes its connection: a client keeping one busy (an ingress's
+    // keep-alive pool) would otherwise hold server.close() open, and the final write, forever.
+    if (stopping) res.shouldKeepAlive = false;
     if (handleTrackingRequest(deps, req, res)) return;
-    const path = (req.url ?? '/').split('?', 1)[0];
+    const path = requestPath(req.url);
     if (path === '/healthz' || path === '/readyz' || path === '/metrics') return void handleOpsRequest(ops, req, res);
     sendError(res, new MailroomError('not_found', 'Only /o/<token>, /c/<token>, /healthz, /readyz and /metrics are served here.'));
   });

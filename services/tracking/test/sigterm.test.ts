@@ -1,21 +1,49 @@
-import { request } from 'node:http';
-import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
-import { createPool, insertEmails, type Pool } from '@mailroom/db';
+import { connect } from 'node:net';
+import { createPool, type Pool } from '@mailroom/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { testEnv } from '../../../test/support/gateway';
 import { ServiceProcess } from '../../../test/support/service-process';
+import { get, insertTrackedEmail, tokens } from './support';
 
-const tokens = new TrackingTokens(deriveKey(TEST_SECRET_KEY, 'tracking'));
-
-function get(url: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0' } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
-    req.on('error', reject);
-    req.end();
+/**
+ * One keep-alive connection that always has a request under way, as a busy ingress's upstream
+ * connection does: each request is sent in two halves 50 ms apart, the next as soon as an answer
+ * comes. It ends when an answer says `Connection: close` or the server closes.
+ */
+function busyKeepAlive(port: number, path: string): { readonly answered: number; stop(): void } {
+  const socket = connect(port, '127.0.0.1');
+  let answered = 0;
+  let received = '';
+  let timer: NodeJS.Timeout | undefined;
+  const next = () => {
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    timer = setTimeout(() => socket.write('User-Agent: Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0\r\n\r\n'), 50);
+  };
+  socket.setEncoding('latin1');
+  socket.on('connect', next);
+  socket.on('error', () => undefined);
+  socket.on('data', (chunk: string) => {
+    received += chunk;
+    for (;;) {
+      const head = received.indexOf('\r\n\r\n');
+      const length = Number(/content-length: (\d+)/i.exec(received.slice(0, head))?.[1] ?? 0);
+      if (head < 0 || received.length < head + 4 + length) return;
+      const headers = received.slice(0, head);
+      received = received.slice(head + 4 + length);
+      if (headers.startsWith('HTTP/1.1 200')) answered++;
+      if (/^connection: close/im.test(headers)) return void socket.end();
+      next();
+    }
   });
+  return {
+    get answered() {
+      return answered;
+    },
+    stop() {
+      clearTimeout(timer);
+      socket.destroy();
+    },
+  };
 }
 
 describe('the tracking process', () => {
@@ -30,22 +58,19 @@ describe('the tracking process', () => {
     await database.drop();
   });
 
-  test('when it gets SIGTERM with events still buffered, then it writes every one before exiting', async () => {
-    const projectId = newId('project');
-    await pool.query({ text: 'INSERT INTO projects (id, name, updated_at) VALUES ($1, $2, now())', values: [projectId, 'Sigterm'] });
-    const emailId = newId('email');
-    const recipientId = newId('recipient');
-    await insertEmails(pool, [
-      {
-        id: emailId, projectId, from: 'a@acme.test', fromAddress: 'a@acme.test', to: ['r@example.test'], cc: [], bcc: [], replyTo: [], subject: 'S',
-        html: '<p>x</p>', text: null, headers: {}, tags: [], scheduledAt: null, trackOpens: true, trackClicks: true, messageId: `${emailId}@acme.test`,
-        status: 'queued', nextAttemptAt: new Date(Date.now() + 3_600_000), recipients: [{ id: recipientId, address: 'r@example.test', kind: 'to' }], attachments: [],
-      },
-    ]);
+  /** A queued email to one recipient, and a tracking process on the test database; returns the recipient's pixel URL. */
+  async function startWithEmail(): Promise<{ service: ServiceProcess; port: number; url: string; emailId: string }> {
+    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Sigterm');
     const service = await ServiceProcess.start('tracking', testEnv(database, { TRACKING_PORT: '0', LOG_LEVEL: 'info' }), 'tracking started');
     const started = service.output.find((line) => line.includes('tracking started')) as string;
     const port = (JSON.parse(started) as { port: number }).port;
-    const url = `http://127.0.0.1:${port}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
+    return { service, port, url: `http://127.0.0.1:${port}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`, emailId };
+  }
+  const opens = async (emailId: string) =>
+    (await pool.query<{ n: number }>({ text: "SELECT count(*)::int AS n FROM email_events WHERE email_id = $1 AND type = 'email.opened'", values: [emailId] })).rows[0]?.n;
+
+  test('when it gets SIGTERM with events still buffered, then it writes every one before exiting', async () => {
+    const { service, port, url, emailId } = await startWithEmail();
     let sent = 0;
     let buffered = 0;
     // Bursts until one is seen waiting in the buffer (a flush runs every second), then SIGTERM at once.
@@ -59,7 +84,20 @@ describe('the tracking process', () => {
     }
     expect(buffered).toBeGreaterThan(0);
     expect(await service.waitForExit()).toBe(0);
-    const { rows } = await pool.query({ text: "SELECT count(*)::int AS n FROM email_events WHERE email_id = $1 AND type = 'email.opened'", values: [emailId] });
-    expect(rows[0].n).toBe(sent);
+    expect(await opens(emailId)).toBe(sent);
+  });
+
+  test('when a client keeps a keep-alive connection busy, then SIGTERM still ends the process promptly with every answered event written', async () => {
+    const { service, port, url, emailId } = await startWithEmail();
+    const client = busyKeepAlive(port, new URL(url).pathname);
+    while (client.answered < 10) await new Promise((resolve) => setTimeout(resolve, 20));
+    service.kill('SIGTERM');
+    let deadline: NodeJS.Timeout | undefined;
+    const exited = await Promise.race([service.waitForExit(), new Promise((resolve) => (deadline = setTimeout(() => resolve('still running'), 5_000)))]);
+    clearTimeout(deadline);
+    client.stop();
+    if (exited === 'still running') await service.stop();
+    expect(exited).toBe(0);
+    expect(await opens(emailId)).toBe(client.answered);
   });
 });

@@ -266,6 +266,27 @@ describe('tracking opens and clicks', () => {
     expect((await hit(`${tracking.url}/elsewhere`)).status).toBe(404);
   });
 
+  test('when a client sends the request target in absolute form, then it is answered like the origin form (RFC 9112 §3.2.2)', async () => {
+    const emailId = newId('email');
+    const recipientId = newId('recipient');
+    const open = tokens.sign({ kind: 'open', emailId, recipientId });
+    const click = tokens.sign({ kind: 'click', emailId, recipientId, url: 'https://acme.example/a?b=1#c' });
+    // The host in the target is ignored: the token alone says where the redirect goes.
+    const absolute = (path: string) =>
+      new Promise<{ status: number; location?: string }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: tracking.port, method: 'HEAD', path: `http://elsewhere.example${path}` }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, location: res.headers.location }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await absolute(`/o/${open}`)).toEqual({ status: 200, location: undefined });
+    expect(await absolute(`/c/${click}?utm=x`)).toEqual({ status: 302, location: 'https://acme.example/a?b=1#c' });
+    expect(await absolute(`/c/${click.slice(0, -2)}`)).toEqual({ status: 404, location: undefined });
+    expect(await absolute('/')).toEqual({ status: 404, location: undefined });
+  });
+
   test('then /healthz, /readyz and /metrics answer on the tracking port', async () => {
     expect((await hit(`${tracking.url}/healthz`)).status).toBe(200);
     expect(JSON.parse((await hit(`${tracking.url}/readyz`)).body.toString())).toMatchObject({ status: 'ready' });

@@ -47,7 +47,8 @@ export class MessageSkeleton {
    * `varyHtml: false` (no recipient's HTML differs, e.g. no tracking) the message is compiled
    * whole, as it is sent, and every recipient gets that one Buffer: the split costs nothing then.
    */
-  static async build(email: OutgoingEmail, attachments: readonly OutgoingAttachment[], options: { varyHtml?: boolean } = {}): Promise<MessageSkeleton> {
+  static async build(given: OutgoingEmail, attachments: readonly OutgoingAttachment[], options: { varyHtml?: boolean } = {}): Promise<MessageSkeleton> {
+    const email = { ...given, html: withoutBareCr(given.html), text: withoutBareCr(given.text) };
     if (email.html === null || options.varyHtml === false) {
       const html = email.html === null ? null : { content: email.html };
       return new MessageSkeleton(await compile(email, attachments, html), Buffer.alloc(0), null);
@@ -79,6 +80,17 @@ export class MessageSkeleton {
     this.sharedHtml ??= encode(content, encoding);
     return [this.prefix, await this.sharedHtml, this.suffix];
   }
+}
+
+/**
+ * The body with each bare CR made a line break (LF). nodemailer's encoders pass a bare CR
+ * through, and SMTP turns it into CRLF on the wire (its DATA stream does), after the message
+ * was DKIM-signed: the body hash would then no longer match what the recipient receives.
+ */
+function withoutBareCr(body: string | null): string | null {
+  // One character for one, so offsets into the email's HTML (tracking's) still hold; one scan
+  // in the usual case, a body without CR.
+  return body?.includes('\r') ? body.replace(/\r(?!\n)/g, '\n') : body;
 }
 
 /** The transfer encoding nodemailer picks for a text/html part with this content. */

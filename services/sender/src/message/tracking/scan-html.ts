@@ -18,6 +18,12 @@ export interface HtmlScan {
   hrefs: HrefSite[];
   /** Offset of the first `</body>` end tag, where the open pixel goes; null without one. */
   bodyEnd: number | null;
+  /**
+   * Where the pixel goes without `</body>`: the end of the document, or, when it ends inside a
+   * comment, a tag or text-only content (`<style>` never closed), the end of the last markup
+   * read in full before that, so that the pixel is an image and not part of the unfinished rest.
+   */
+  end: number;
   /** The `href` of the first `<base>` that has one, as the parser reads it; null without one. */
   baseHref: string | null;
 }
@@ -39,6 +45,10 @@ const LINK_ELEMENTS = new Set(['a', 'area']);
 const FOREIGN_ROOTS = new Set(['svg', 'math']);
 // Where SVG and MathML hand back to HTML parsing (HTML integration points).
 const INTEGRATION_POINTS = new Set(['foreignobject', 'desc', 'title', 'annotation-xml', 'mi', 'mo', 'mn', 'ms', 'mtext']);
+// HTML start tags that end foreign content where they appear (HTML §13.2.6.5): what follows is HTML again.
+const BREAKOUT_TAGS = new Set(
+  'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'.split(' '),
+);
 
 /**
  * Reads an HTML document with parse5's spec tokenizer (with source offsets) and finds the
@@ -47,14 +57,22 @@ const INTEGRATION_POINTS = new Set(['foreignobject', 'desc', 'title', 'annotatio
  * tokens of their own, so nothing in them is taken for a link. The document is not changed.
  */
 export function scanHtml(html: string): HtmlScan {
-  const scan: HtmlScan = { hrefs: [], bodyEnd: null, baseHref: null };
+  const scan: HtmlScan = { hrefs: [], bodyEnd: null, baseHref: null, end: 0 };
   // Open foreign (svg, math) elements and HTML integration points, innermost last.
   const foreign: string[] = [];
   const inForeign = () => foreign.length > 0 && !INTEGRATION_POINTS.has(foreign[foreign.length - 1] as string);
-  const ignore = () => undefined;
+  // Back to the innermost integration point, or out of foreign content altogether.
+  const leaveForeign = () => {
+    while (inForeign()) foreign.pop();
+  };
+  // A token after which the tokenizer reads markup again (not inside text-only content) ends a safe place for the pixel.
+  const read = (token: { location: Token.Location | null }) => {
+    if (tokenizer.state === TokenizerMode.DATA && token.location) scan.end = token.location.endOffset;
+  };
   const handler: TokenHandler = {
     onStartTag(token: Token.TagToken) {
       const name = token.tagName;
+      if (inForeign() && breaksOut(token)) leaveForeign();
       if (FOREIGN_ROOTS.has(name) || (foreign.length > 0 && INTEGRATION_POINTS.has(name))) {
         if (!token.selfClosing) foreign.push(name);
       } else if (!inForeign()) {
@@ -67,23 +85,34 @@ export function scanHtml(html: string): HtmlScan {
         const site = hrefSite(html, token);
         if (site) scan.hrefs.push(site);
       }
+      read(token);
     },
     onEndTag(token: Token.TagToken) {
       const at = foreign.lastIndexOf(token.tagName);
       if (at >= 0) foreign.length = at;
+      else if (inForeign() && (token.tagName === 'p' || token.tagName === 'br')) leaveForeign();
       tokenizer.inForeignNode = inForeign();
       if (token.tagName === 'body' && scan.bodyEnd === null && token.location) scan.bodyEnd = token.location.startOffset;
+      read(token);
     },
-    onComment: ignore,
-    onDoctype: ignore,
-    onEof: ignore,
-    onCharacter: ignore,
-    onNullCharacter: ignore,
-    onWhitespaceCharacter: ignore,
+    onComment: read,
+    onDoctype: read,
+    onEof() {
+      if (tokenizer.state === TokenizerMode.DATA) scan.end = html.length;
+    },
+    onCharacter: read,
+    onNullCharacter: read,
+    onWhitespaceCharacter: read,
   };
   const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, handler);
   tokenizer.write(html, true);
   return scan;
+}
+
+/** `<p>` in an `<svg>`, `<font color>` in a `<math>`: an HTML element the tree builder takes out of the foreign one. */
+function breaksOut(token: Token.TagToken): boolean {
+  if (token.tagName === 'font') return token.attrs.some((a) => a.name === 'color' || a.name === 'face' || a.name === 'size');
+  return BREAKOUT_TAGS.has(token.tagName);
 }
 
 function attribute(token: Token.TagToken, name: string): string | null {

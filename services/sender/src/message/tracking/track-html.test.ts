@@ -60,6 +60,9 @@ describe('open and click tracking of HTML', () => {
       ['https&#58;//example.com/x?a=1&#38;b=2', 'https://example.com/x?a=1&b=2'],
       ['https://example.com/?q=&quot;hi&quot;', 'https://example.com/?q=%22hi%22'],
       ['  https://example.com/trim  ', 'https://example.com/trim'],
+      // The URL parser strips C0 controls and spaces only: a no-break space stays part of the link.
+      ['https://example.com/a&nbsp;', 'https://example.com/a%C2%A0'],
+      ['\thttps://example.com/?q=a\u00a0b\u3000 ', 'https://example.com/?q=a%C2%A0b%E3%80%80'],
       // In an attribute, a reference without ";" before "=" is text (HTML's legacy rule), as browsers read it.
       ['https://example.com/?a=1&copy=2', 'https://example.com/?a=1&copy=2'],
       ['https://example.com/?a=1&copy;2', 'https://example.com/?a=1%C2%A92'],
@@ -84,6 +87,7 @@ describe('open and click tracking of HTML', () => {
       '',
       'relative/page',
       '//cdn.example/no-base',
+      '&nbsp;https://example.com/not-absolute',
       `https://huge.example/${'x'.repeat(9000)}`,
     ];
     for (const href of untouched) expect(track(`<a href="${href}">x</a>`, { trackOpens: false }).redirects).toEqual([]);
@@ -92,8 +96,16 @@ describe('open and click tracking of HTML', () => {
   });
 
   test('when a document has a <base href>, then relative links resolve against it and absolute ones stay absolute', () => {
-    const html = '<base href="https://shop.example/store/"><a href="p/1">a</a><a href="/sale">b</a><a href="https://other.example/">c</a><a href="mailto:x@y">d</a>';
-    expect(track(html, { trackOpens: false }).redirects).toEqual(['https://shop.example/store/p/1', 'https://shop.example/sale', 'https://other.example/']);
+    const html =
+      '<base href="https://shop.example/store/"><a href="p/1">a</a><a href="/sale">b</a><a href="https://other.example/">c</a><a href="mailto:x@y">d</a><a href="https:p/2">e</a><a href="http:p/3">f</a>';
+    // `https:p/2` is relative to an https base (WHATWG URL's special-relative state); `http:p/3` is not.
+    expect(track(html, { trackOpens: false }).redirects).toEqual([
+      'https://shop.example/store/p/1',
+      'https://shop.example/sale',
+      'https://other.example/',
+      'https://shop.example/store/p/2',
+      'http://p/3',
+    ]);
   });
 
   test('when only opens or only clicks are tracked, then only the pixel or only the links change; neither on: no personalisation', () => {
@@ -111,6 +123,31 @@ describe('open and click tracking of HTML', () => {
     const { out, pixels } = track('<p>Hi</p>', { trackClicks: false });
     expect(pixels).toBe(1);
     expect(out.startsWith('<p>Hi</p><img src=')).toBe(true);
+  });
+
+  test('when a document without </body> ends inside a comment, a tag or a <style>, then the pixel goes before that unfinished end, where it is an image', () => {
+    for (const tail of ['<!-- footer', '<style>p { color: red }', '<a href="https://example.com/"', '</', '<script>x<!--', '<title>t']) {
+      const html = `<p>Hi</p>\n${tail}`;
+      const { out, pixels, rebuilt } = track(html, { trackClicks: false });
+      expect([tail, pixels, rebuilt]).toEqual([tail, 1, html]);
+      const at = out.indexOf('<img');
+      const pixelEnd = out.indexOf('>', at) + 1;
+      expect([tail, `\n${tail}`]).toContain(out.slice(pixelEnd));
+      // The tokenizer reads markup (not a comment, a tag or text) where the pixel starts and again where it ends.
+      expect([tail, scanHtml(out.slice(0, at)).end, scanHtml(out.slice(0, pixelEnd)).end]).toEqual([tail, at, pixelEnd]);
+    }
+  });
+
+  test('when an HTML element ends an inline <svg> or <math>, then a <style> after it is text again and its "links" are left alone', () => {
+    const html =
+      '<svg width="1" height="1"><rect/><p>logo</p><style>/* <a href="https://in-style.example/">x</a> */</style>' +
+      '<math><mi>x</mi><font color="red"><title><a href="https://in-title.example/">t</a></title></font></math>' +
+      '<svg><font><style><a href="https://svg-style-link.example/">svg</a></style></font></svg>';
+    const { out, redirects } = track(html, { trackOpens: false });
+    // <font> without color, face or size stays SVG, where <style> holds markup: that <a> is an SVG link.
+    expect(redirects).toEqual(['https://svg-style-link.example/']);
+    expect(out).toContain('<a href="https://in-style.example/">');
+    expect(out).toContain('<a href="https://in-title.example/">');
   });
 
   test('when two recipients get one email, then their tokens differ and name each of them', () => {

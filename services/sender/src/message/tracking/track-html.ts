@@ -41,7 +41,7 @@ export class HtmlTracking {
     if (email.html === null || (!email.trackOpens && !email.trackClicks)) return null;
     const scan = scanHtml(email.html);
     const links = email.trackClicks ? trackedLinks(scan) : [];
-    const pixelAt = email.trackOpens ? (scan.bodyEnd ?? email.html.length) : null;
+    const pixelAt = email.trackOpens ? (scan.bodyEnd ?? scan.end) : null;
     if (links.length === 0 && pixelAt === null) return null;
     return (html: string, recipient: MessageRecipient) => this.personalize(html, email.id, recipient, links, pixelAt);
   }
@@ -89,11 +89,21 @@ export function trackedLinks(scan: HtmlScan): TrackedLink[] {
 
 /** The URL a link goes to, serialised as a URL parser does (non-ASCII percent-encoded), or null when it is not tracked. */
 export function trackableUrl(href: string, base: URL | null): string | null {
-  const value = href.trim();
+  const value = stripControlsAndSpaces(href);
   if (value === '' || value.startsWith('#')) return null;
-  const url = httpUrl(value, undefined) ?? (base && !hasScheme(value) ? httpUrl(value, base) : null);
+  // Parsed against the base as a browser does: `http:page` is then relative to an http base.
+  const url = httpUrl(value, base ?? undefined);
   if (url === null || Buffer.byteLength(url.href) > MAX_TRACKED_URL_BYTES) return null;
   return url.href;
+}
+
+/** What the URL parser strips itself, C0 controls and spaces at either end; a no-break space is part of the link. */
+function stripControlsAndSpaces(value: string): string {
+  let start = 0;
+  let end = value.length;
+  while (start < end && value.charCodeAt(start) <= 0x20) start++;
+  while (end > start && value.charCodeAt(end - 1) <= 0x20) end--;
+  return value.slice(start, end);
 }
 
 function httpUrl(value: string | null, base: URL | undefined): URL | null {
@@ -104,11 +114,6 @@ function httpUrl(value: string | null, base: URL | undefined): URL | null {
   } catch {
     return null;
   }
-}
-
-/** `mailto:x`, `tel:1`, `javascript:…`: a scheme of its own, never resolved against a base. */
-function hasScheme(value: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:/i.test(value);
 }
 
 function pixel(src: string): string {

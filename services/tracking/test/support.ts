@@ -1,0 +1,35 @@
+import { request } from 'node:http';
+import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
+import { insertEmails, type Pool } from '@mailroom/db';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+
+/** Tokens signed as the sender signs them for the test deployment's SECRET_KEY. */
+export const tokens = new TrackingTokens(deriveKey(TEST_SECRET_KEY, 'tracking'));
+
+/** A browser's GET of a tracking URL: its status, the body read and dropped. */
+export function get(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/126.0' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A queued email with opens and clicks tracked, to one recipient, in a project of its own. */
+export async function insertTrackedEmail(pool: Pool, projectName: string): Promise<{ emailId: string; recipientId: string }> {
+  const projectId = newId('project');
+  await pool.query({ text: 'INSERT INTO projects (id, name, updated_at) VALUES ($1, $2, now())', values: [projectId, projectName] });
+  const emailId = newId('email');
+  const recipientId = newId('recipient');
+  await insertEmails(pool, [
+    {
+      id: emailId, projectId, from: 'a@acme.test', fromAddress: 'a@acme.test', to: ['r@example.test'], cc: [], bcc: [], replyTo: [], subject: 'S',
+      html: '<p>x</p>', text: null, headers: {}, tags: [], scheduledAt: null, trackOpens: true, trackClicks: true, messageId: `${emailId}@acme.test`,
+      status: 'queued', nextAttemptAt: new Date(Date.now() + 3_600_000), recipients: [{ id: recipientId, address: 'r@example.test', kind: 'to' }], attachments: [],
+    },
+  ]);
+  return { emailId, recipientId };
+}
