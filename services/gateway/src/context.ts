@@ -3,6 +3,7 @@ import type { Database, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
 import type { DomainServices } from './features/domains/manage-domains';
+import type { VerifiedDomainsCache } from './features/domains/verified-domains-cache';
 import type { AcceptBatcher } from './features/emails/accept-batcher';
 import type { WebhookDeliveryDeps } from './features/webhooks/deliver-now';
 import type { WebhookEndpointDeps } from './features/webhooks/manage-webhooks';
@@ -29,6 +30,8 @@ export interface GatewayContext {
   metrics: Metrics;
   /** Sending domains: key sealing, DNS lookups, record settings, event notices. */
   domains: DomainServices;
+  /** Whether from domains are verified, remembered for a second (every send asks). */
+  verifiedDomains: VerifiedDomainsCache;
   /** What creating and changing webhook endpoints needs (the secret sub-key, the URL host check). */
   webhookEndpoints: WebhookEndpointDeps;
   /** Test, replay and recover: the deliverer (started and stopped with the gateway) and the dispatcher's queue. */

@@ -21,6 +21,7 @@ import { AcceptBatcher } from './features/emails/accept-batcher';
 import { buildApp } from './app';
 import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
+import { VerifiedDomainsCache } from './features/domains/verified-domains-cache';
 import { createUrlHostCheck } from './features/webhooks/check-url-host';
 import { answerClientError } from './http/client-error';
 import { countStalledLogin, createRateLimits } from './http/rate-limit';
@@ -68,6 +69,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       loginPerMinute: config.loginRateLimitPerMinute,
     }),
     metrics: createMetrics(),
+    verifiedDomains: new VerifiedDomainsCache(pool),
     webhookEndpoints: {
       pool,
       encryptionKey: deriveKey(secretKey, 'encryption'),

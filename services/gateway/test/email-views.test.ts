@@ -113,6 +113,15 @@ describe('GET /emails?to=: the emails sent to one address', () => {
     expect(theirs.data.map((e: any) => e.id)).toEqual([ids.otherProject]);
   });
 
+  test("when another project's email is asked for, then it and its clicks are 404 not_found; the owner sees an empty clicks list", async () => {
+    for (const path of [`/emails/${ids.otherProject}`, `/emails/${ids.otherProject}/clicks`]) {
+      const res = await api.get(path);
+      expect(res.status).toBe(404);
+      expect(res.body).toMatchObject({ name: 'not_found', statusCode: 404 });
+    }
+    expect((await other.get(`/emails/${ids.otherProject}/clicks`)).body).toEqual({ object: 'list', data: [], hasMore: false });
+  });
+
   test.each([['not-an-address'], ['ada@example.test%2Cbob@example.test'], ['Ada%20%3Cada@example.test%3E'], [`${'a'.repeat(250)}@example.test`]])(
     'when `to` is %s, then 422 validation_error names the field',
     async (value) => {

@@ -92,6 +92,8 @@ describe('POST /emails', () => {
     ['trackOpens', { trackOpens: 'yes' }, 'validation_error'],
     ['text', { text: 'nul \u0000 inside' }, 'validation_error'],
     ['headers.X-Nul', { headers: { 'X-Nul': 'a\u0000b' } }, 'validation_error'],
+    ['subject', { subject: 'x'.repeat(998) }, 'validation_error'],
+    ['headers.X-Long', { headers: { 'X-Long': 'y'.repeat(998) } }, 'validation_error'],
     ['html', { text: undefined }, 'missing_required_field'],
     ['to', { to: undefined }, 'missing_required_field'],
     ['subject', { subject: undefined }, 'missing_required_field'],
@@ -102,6 +104,12 @@ describe('POST /emails', () => {
     expect(res.body.name).toBe(name);
     expect(res.body.message).toContain(field.split('.')[0]!.replace(/\[.*$/, ''));
     expect(await emailCount()).toBe(before);
+  });
+
+  test('when a subject or header value is long but can be folded, then it is accepted', async () => {
+    const folded = `${'y'.repeat(500)} ${'y'.repeat(497)}`;
+    const res = await api.post('/emails', { ...valid, subject: 'x'.repeat(997), headers: { 'X-Long': folded } });
+    expect(res.status).toBe(200);
   });
 
   test('when the body is over 40 MB, then 413 payload_too_large and nothing is stored', async () => {

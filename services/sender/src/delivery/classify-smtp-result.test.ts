@@ -58,6 +58,22 @@ describe('classifySmtpResult', () => {
     expect(rejected('503 5.5.1 Error: need MAIL command')).toMatchObject({ kind: 'deferred' });
   });
 
+  it.each([
+    ['530 5.7.0 Must issue a STARTTLS command first', 'MAIL FROM'],
+    ['530 5.7.0 Authentication required', 'MAIL FROM'],
+    ['530 5.7.0 Authentication required', 'RCPT TO'],
+  ])('when "%s" answers %s, then it is deferred: the session is refused, not the recipient', (response, command) => {
+    expect(rejected(response, command)).toMatchObject({ kind: 'deferred', smtp: { code: 530, enhancedCode: '5.7.0' } });
+  });
+
+  it('when a reply is huge, then the outcome keeps only its first 1000 characters', () => {
+    const response = `451 4.3.0 ${'x'.repeat(200_000)}`;
+    const outcome = rejected(response);
+    expect(outcome).toMatchObject({ kind: 'deferred', smtp: { code: 451, enhancedCode: '4.3.0' } });
+    expect(outcome.kind === 'deferred' && outcome.smtp?.message.length).toBe(1000);
+    expect(outcome.kind === 'deferred' && outcome.error.length).toBe(1000);
+  });
+
   it('when the greeting is a 554, then it is deferred: it says nothing about the recipient', () => {
     const error = smtpError({ code: 'EPROTOCOL', response: '554 5.7.1 No SMTP service here', command: 'CONN', message: 'Invalid greeting' });
     expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'deferred', smtp: { code: 554 } });

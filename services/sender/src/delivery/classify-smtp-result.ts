@@ -14,6 +14,10 @@ export type SmtpResult =
 interface SmtpErrorFields {
   message?: unknown;
   code?: unknown;
+  /** The system or OpenSSL code behind a socket error, e.g. 'ERR_SSL_WRONG_VERSION_NUMBER'. */
+  originalCode?: unknown;
+  /** Which of nodemailer's deadlines ran out, e.g. 'UPGRADE_TIMEOUT' (the TLS handshake). */
+  timeoutType?: unknown;
   response?: unknown;
   responseCode?: unknown;
   command?: unknown;
@@ -24,6 +28,8 @@ interface SmtpErrorFields {
 const SESSION_SETUP_COMMANDS = new Set(['CONN', 'EHLO', 'HELO', 'LHLO', 'STARTTLS']);
 // Our credentials were refused by the smarthost: an operator must fix it, no recipient is at fault.
 const AUTH_ERROR_CODES = new Set(['EAUTH', 'ENOAUTH']);
+// Error text kept for an outcome and its log line, in characters.
+const MAX_ERROR_CHARS = 1000;
 
 function errorFields(error: unknown): SmtpErrorFields {
   return typeof error === 'object' && error !== null ? (error as SmtpErrorFields) : {};
@@ -43,6 +49,21 @@ export function isNextHopFailure(error: unknown): boolean {
 }
 
 /**
+ * True when an attempt failed in TLS itself, without a reply: the handshake after STARTTLS was
+ * refused, broke off or timed out, or the TLS layer failed later. Direct delivery then tries the
+ * same host again without TLS (opportunistic TLS, RFC 3207 §4.1; Postfix's "may" level does the same).
+ */
+export function isTlsFailure(error: unknown): boolean {
+  const fields = errorFields(error);
+  if (typeof fields.responseCode === 'number') return false;
+  return (
+    fields.code === 'ETLS' ||
+    fields.timeoutType === 'UPGRADE_TIMEOUT' ||
+    (typeof fields.originalCode === 'string' && fields.originalCode.startsWith('ERR_SSL_'))
+  );
+}
+
+/**
  * Turns the result of one SMTP transaction into a delivery outcome. This is the one place
  * that decides between delivered, deferred (retry later) and bounced (give up), and whether
  * a bounce suppresses the address:
@@ -55,6 +76,8 @@ export function isNextHopFailure(error: unknown): boolean {
  *   5.7.x → policy; 5.2.x and 5.3.x → soft; anything else → hard, not suppressed.
  * - 503 (bad sequence of commands) → deferred: it says the session was in the wrong state,
  *   not that the message was refused, so a new session can succeed.
+ * - 530 (authentication required, RFC 4954 §6; "must issue a STARTTLS command first", RFC 3207
+ *   §4) → deferred: the next hop refuses our session as it stands, whoever the recipient is.
  * - Any reply refusing the session itself (greeting, EHLO, STARTTLS) or our smarthost
  *   credentials → deferred, whatever its code: it is not about this recipient.
  */
@@ -63,7 +86,8 @@ export function classifySmtpResult(result: SmtpResult): DeliveryOutcome {
     return { kind: 'delivered', smtp: parseSmtpReply(result.response), host: result.host };
   }
   const error = errorFields(result.error);
-  const message = typeof error.message === 'string' ? error.message : String(result.error);
+  // nodemailer appends the whole reply (up to 1 MB from a hostile peer) to its message.
+  const message = (typeof error.message === 'string' ? error.message : String(result.error)).slice(0, MAX_ERROR_CHARS);
   const code = typeof error.code === 'string' ? error.code : null;
   const response = typeof error.response === 'string' ? error.response : null;
 
@@ -102,7 +126,7 @@ export function classifyReply(
     // Only an error path gets here with a 2xx, e.g. 250 where 354 was expected.
     return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: null };
   }
-  if (replyClass !== 5 || reply.code === 503) {
+  if (replyClass !== 5 || reply.code === 503 || reply.code === 530) {
     return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
   }
   const { bounceType, suppress } = bounceClass(reply.enhancedCode, context.senderRejected === true);

@@ -2,7 +2,7 @@ import type { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createResolver, DEFAULT_DNS_TIMEOUT_MS, type Logger } from '@mailroom/core';
 import type { SMTPPoolOptions } from 'nodemailer';
-import { classifyReply, classifySmtpResult, isNextHopFailure, type SmtpResult } from './classify-smtp-result';
+import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure, type SmtpResult } from './classify-smtp-result';
 import type { DeliveryOutcome } from './outcome';
 import { RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';
@@ -68,9 +68,10 @@ const MAX_ADDRESS_ATTEMPTS = 5;
  * Connections are pooled per next hop and shared by concurrent calls.
  *
  * Direct delivery uses opportunistic STARTTLS without certificate checks, as MTAs do (MX
- * certificates rarely match), and plaintext only when STARTTLS is not offered (or refused
- * with a non-2xx reply). A smarthost's certificate is verified (credentials travel over it)
- * unless its URL says `?tls.rejectUnauthorized=false`.
+ * certificates rarely match), and plaintext only when STARTTLS is not offered, refused with a
+ * non-2xx reply, or its handshake fails (then on a new connection to the same host). A
+ * smarthost's certificate is verified (credentials travel over it) unless its URL says
+ * `?tls.rejectUnauthorized=false`.
  */
 export class Deliverer {
   private readonly log: Logger;
@@ -157,10 +158,14 @@ export class Deliverer {
     let last: DeliveryOutcome | null = null;
     for (const [host, address] of attemptOrder(route.hosts)) {
       if (this.closed || signal.aborted) break;
-      const transport = this.transports.get(`${address}|${this.options.mxPort}|${host.name}`, () =>
-        this.mxTransportOptions(host.name, address),
-      );
-      const result = await send(transport, message, signal, host.name);
+      const key = `${address}|${this.options.mxPort}|${host.name}`;
+      let result = await send(this.transports.get(key, () => this.mxTransportOptions(host.name, address)), message, signal, host.name);
+      if (!result.ok && isTlsFailure(result.error) && !this.closed && !signal.aborted) {
+        // A host whose TLS is broken still gets mail, in plaintext, as when it offers no STARTTLS.
+        this.log.debug({ recipient: message.recipient, host: host.name, address, err: result.error }, 'TLS failed, trying again without it');
+        const plain = this.transports.get(`${key}|plaintext`, () => ({ ...this.mxTransportOptions(host.name, address), ignoreTLS: true, opportunisticTLS: false }));
+        result = await send(plain, message, signal, host.name);
+      }
       const outcome = classifySmtpResult(result);
       if (result.ok || !isNextHopFailure(result.error)) return outcome;
       this.log.debug({ recipient: message.recipient, host: host.name, address, outcome }, 'next hop failed, trying the next');

@@ -68,6 +68,7 @@ export const domainRoutes = [
     errors: ['not_found'],
     async handler({ params, auth, ctx }) {
       await removeDomain(ctx.pool, scopedProjectId(auth), params.id);
+      ctx.verifiedDomains.forget(scopedProjectId(auth));
       return { object: 'domain', id: params.id, deleted: true };
     },
   }),
@@ -83,7 +84,9 @@ export const domainRoutes = [
     success: { status: 200, description: 'The domain, as just checked.', schema: domainSchema },
     errors: ['not_found'],
     async handler({ params, auth, ctx }) {
-      return present(ctx)(await verifyDomain(ctx.pool, ctx.domains, scopedProjectId(auth), params.id));
+      const domain = await verifyDomain(ctx.pool, ctx.domains, scopedProjectId(auth), params.id);
+      ctx.verifiedDomains.forget(scopedProjectId(auth));
+      return present(ctx)(domain);
     },
   }),
   defineRoute({

@@ -1,5 +1,6 @@
 import { MailroomError, normalizeDomain } from '@mailroom/core';
 import { type Queryable, verifiedDomainNames } from '@mailroom/db';
+import type { VerifiedDomainsCache } from './verified-domains-cache';
 
 /** The domain of an address (after the last "@"), lower-case ASCII; null when it has none. */
 export function domainOf(address: string): string | null {
@@ -17,9 +18,9 @@ const notVerified = (domain: string, what: string) =>
  * flag on, any other is 403 `domain_not_verified` and nothing is stored; with it off, the
  * answer says which will go unsigned. Returns, per from address, whether its mail is unsigned.
  */
-export async function checkFromDomains(db: Queryable, projectId: string, fromAddresses: readonly string[], required: boolean): Promise<boolean[]> {
+export async function checkFromDomains(cache: VerifiedDomainsCache, projectId: string, fromAddresses: readonly string[], required: boolean): Promise<boolean[]> {
   const domains = fromAddresses.map((a) => domainOf(a) ?? '');
-  const verified = await verifiedDomainNames(db, projectId, [...new Set(domains.filter(Boolean))]);
+  const verified = await cache.verified(projectId, [...new Set(domains.filter(Boolean))]);
   const unsigned = domains.map((d) => !verified.has(d));
   const first = unsigned.indexOf(true);
   if (required && first >= 0) throw notVerified(domains[first] || fromAddresses[first] || '', 'mail cannot be sent from it');

@@ -51,7 +51,7 @@ export const emailRoutes = [
     errors: [...sendErrors],
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
-      const [unsigned] = await checkFromDomains(ctx.pool, projectId, [body.from.address], ctx.config.requireVerifiedDomains);
+      const [unsigned] = await checkFromDomains(ctx.verifiedDomains, projectId, [body.from.address], ctx.config.requireVerifiedDomains);
       return acceptEmails(acceptDeps(ctx), projectId, [body], idempotencyOf(req, 'emails', req.body), ([id]) => sent(id, unsigned));
     },
   }),
@@ -69,7 +69,7 @@ export const emailRoutes = [
     errors: [...sendErrors],
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
-      const unsigned = await checkFromDomains(ctx.pool, projectId, body.map((send) => send.from.address), ctx.config.requireVerifiedDomains);
+      const unsigned = await checkFromDomains(ctx.verifiedDomains, projectId, body.map((send) => send.from.address), ctx.config.requireVerifiedDomains);
       return acceptEmails(acceptDeps(ctx), projectId, body, idempotencyOf(req, 'emails/batch', req.body), (ids) => ({ data: ids.map((id, i) => sent(id, unsigned[i])) }));
     },
   }),

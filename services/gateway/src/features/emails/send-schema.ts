@@ -12,10 +12,16 @@ const RESERVED_HEADERS = new Set(
 const MAX_TAGS = 75;
 const noLineBreaks = (value: string) => !/[\r\n]/.test(value);
 const NO_LINE_BREAKS = 'must not contain CR or LF';
+// A header is folded at white space; a run of printable ASCII without any goes on a line of its
+// own after one space, so 998 of them (RFC 5322 §2.1.1's limit) cannot be written at all.
+// (Non-ASCII text is written as encoded words, which are split anyway.)
+// Values are at most 998 characters, so only one of exactly 998 can be such a run (checked in linear time).
+const fitsHeaderLine = (value: string) => value.length < 998 || !/^[!-~]+$/.test(value);
+const TOO_LONG_UNBROKEN = 'must not have 998 characters in a row without a space: no header line can hold them';
 const HEADER_NAME = /^[!-9;-~]{1,76}$/; // RFC 5322 field name: printable ASCII except ":"
 const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 
-const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS)).superRefine((headers, ctx) => {
+const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS).refine(fitsHeaderLine, TOO_LONG_UNBROKEN)).superRefine((headers, ctx) => {
   for (const name of Object.keys(headers)) {
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name (printable ASCII, no colon or spaces)' });
@@ -65,7 +71,7 @@ export const sendEmailSchema = z
     cc: mailboxListField.optional(),
     bcc: mailboxListField.optional(),
     replyTo: mailboxListField.optional(),
-    subject: z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS),
+    subject: z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS).refine(fitsHeaderLine, TOO_LONG_UNBROKEN),
     html: z.string().optional(),
     text: z.string().optional(),
     headers: headersField.optional(),
