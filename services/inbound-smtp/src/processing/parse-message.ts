@@ -1,5 +1,6 @@
 import type { ReceivedAddress, ParsedAttachment, ReceivedContent } from '@mailroom/db';
-import type { AddressObject, EmailAddress } from 'mailparser';
+import type { AddressObject, EmailAddress, HeaderLines, Headers } from 'mailparser';
+import { hasComment, withoutAddressComments } from './address-comments';
 import {
   decodeHeaderLines,
   decodeWordsSafely,
@@ -26,11 +27,11 @@ export interface ParsedMessage extends ReceivedContent {
 export async function parseMessage(stored: Buffer): Promise<ParsedMessage> {
   const raw = withoutByteOrderMark(stored);
   try {
-    return shape(await readMime(raw), null);
+    return shape(await withAddressesReread(await readMime(raw)), null);
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     try {
-      return shape(await readMime(headerBlock(raw)), reason);
+      return shape(await withAddressesReread(await readMime(headerBlock(raw))), reason);
     } catch {
       return { ...EMPTY_CONTENT, parseError: reason };
     }
@@ -62,6 +63,38 @@ export const EMPTY_CONTENT: Readonly<ReceivedContent> = {
  */
 function withoutByteOrderMark(raw: Buffer): Buffer {
   return raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.subarray(3) : raw;
+}
+
+const ADDRESS_FIELDS = new Set(['from', 'to', 'cc', 'reply-to']);
+
+/**
+ * The message with its address fields parsed again without their comments when any has one
+ * (see withoutAddressComments): mailparser reads the rewritten fields, groups and encoded words
+ * included, and the headers list keeps them as written.
+ */
+async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
+  const fields = addressFields(mime.headerLines);
+  if (!fields.some((f) => hasComment(f.value))) return mime;
+  const block = fields.map((f) => `${f.name}: ${withoutAddressComments(f.value)}\r\n`).join('');
+  const reread = await readMime(Buffer.from(`${block}\r\n`, 'binary'));
+  const headers: Headers = new Map(mime.headers);
+  for (const key of ADDRESS_FIELDS) {
+    const value = reread.headers.get(key);
+    if (value === undefined) headers.delete(key);
+    else headers.set(key, value);
+  }
+  return { ...mime, headers };
+}
+
+/** From, To, Cc and Reply-To as written (binary strings), unfolded, in order. */
+function addressFields(lines: HeaderLines): { name: string; value: string }[] {
+  return lines
+    .filter(({ key }) => ADDRESS_FIELDS.has(key))
+    .map(({ line }) => {
+      const unfolded = line.replace(/\r?\n(?=[ \t])/g, '');
+      const colon = unfolded.indexOf(':');
+      return { name: unfolded.slice(0, colon).trim(), value: unfolded.slice(colon + 1) };
+    });
 }
 
 /** The header section alone (up to the first empty line), for a second try without the body. */

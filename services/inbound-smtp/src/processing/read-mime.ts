@@ -17,7 +17,17 @@ export interface MimeMessage {
 
 // HTML stays as sent (cid: links included: the API serves parts by Content-ID) and no text is
 // made from it here: parse-message derives text for textReply only, within its own limits.
-const OPTIONS = { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, keepDeliveryStatus: true };
+// A message/rfc822 part (a forward "as attachment") is always one attachment, its exact bytes:
+// mailsplit would otherwise open one marked `inline` and pour its headers, text and attachments
+// into this message's own, as if the forwarder had written them.
+const OPTIONS = {
+  skipHtmlToText: true,
+  skipTextToHtml: true,
+  skipTextLinks: true,
+  skipImageLinks: true,
+  keepDeliveryStatus: true,
+  ignoreEmbedded: true,
+};
 
 /**
  * Runs mailparser's streaming parser over a whole message, as its `simpleParser` does, but

@@ -1,6 +1,7 @@
 /// <reference path="./untyped-modules.d.ts" />
 import EmailReplyParser from 'email-reply-parser';
 import { convert } from 'html-to-text';
+import { withoutQuotedHistory } from './quoted-history';
 
 // The new text of a reply sits at the top; the parser's regular expressions need not see a
 // whole novel. Likewise HTML is turned into text only up to this many characters: its parser
@@ -8,9 +9,12 @@ import { convert } from 'html-to-text';
 const MAX_REPLY_SOURCE_CHARS = 256 * 1024;
 const MAX_HTML_CHARS = 128 * 1024;
 
-// Images say nothing in text; headings keep their case (html-to-text shouts them by default).
+// Images say nothing in text; headings keep their case (html-to-text shouts them by default); a
+// rule is drawn as a line of dashes that, in a reply, only ever separates the new text from the
+// quoted one (Outlook's `<hr>` above "From: … Sent: …").
 const HTML_SELECTORS = [
   { selector: 'img', format: 'skip' },
+  { selector: 'hr', format: 'skip' },
   ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, format: 'heading', options: { uppercase: false } })),
 ];
 
@@ -42,7 +46,7 @@ export function textReplyOf(text: string | null, html: string | null): string | 
     .replace(/\r\n?/g, '\n')
     .replace(/\n[ \t]*(?:\n[ \t]*){2,}/g, '\n\n');
   try {
-    return new EmailReplyParser().parseReply(bounded).trim();
+    return new EmailReplyParser().parseReply(withoutQuotedHistory(bounded)).trim();
   } catch {
     return bounded.trim();
   }
