@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  answerClientError,
   createLogger,
   createResolver,
   deriveKey,
@@ -23,7 +24,6 @@ import type { GatewayContext } from './context';
 import { createAccount } from './features/auth/accounts';
 import { VerifiedDomainsCache } from './features/domains/verified-domains-cache';
 import { createUrlHostCheck } from './features/webhooks/check-url-host';
-import { answerClientError } from './http/client-error';
 import { countStalledLogin, createRateLimits } from './http/rate-limit';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
 import { createMetrics } from './metrics';

@@ -11,6 +11,8 @@ const PROXY_USER_AGENTS: readonly RegExp[] = [
   /GoogleImageProxy/i, // Gmail fetches every image through it: "… (via ggpht.com GoogleImageProxy)"
   /YahooMailProxy/i, // Yahoo and AOL Mail
   /^Mozilla\/5\.0$/, // Apple Mail Privacy Protection's prefetch sends the bare product token
+  // Gmail's and Outlook.com's prefetch: a frozen Chrome 42 / Edge 12 string with a second "Mozilla/5.0" after it, no browser's.
+  /Chrome\/42\.0\.2311\.135 Safari\/537\.36 Edge\/12\.246 Mozilla\/5\.0$/,
 ];
 
 /**

@@ -48,7 +48,7 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     sendError(res, new MailroomError('method_not_allowed', `${req.method} is not allowed here; use GET.`));
     return true;
   }
-  const target = deps.tokens.verify(path.slice(3));
+  const target = deps.tokens.verify(tokenOf(path));
   if (target === null || target.kind !== route) {
     deps.count(route, 'not_found');
     sendError(res, new MailroomError('not_found', 'No such tracking link.'));
@@ -65,6 +65,22 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     res.end();
   }
   return true;
+}
+
+/**
+ * The token of a `/o/…` or `/c/…` path. Proxies and link rewriters sometimes add a trailing
+ * slash, or percent-encode characters that need none (RFC 3986 §6.2.2.2: the same URL); neither
+ * makes it another token. Anything else that decodes (`%2F`, `%00`) is left for verify() to refuse.
+ */
+function tokenOf(path: string): string {
+  const end = path.charCodeAt(path.length - 1) === 0x2f ? path.length - 1 : path.length;
+  const token = path.slice(3, end);
+  if (!token.includes('%')) return token;
+  try {
+    return decodeURIComponent(token);
+  } catch {
+    return token;
+  }
 }
 
 function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: TrackingTarget): EngagementHit {
@@ -86,8 +102,18 @@ function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: Tracking
 function clientAddress(req: IncomingMessage, trustProxy: boolean): string | null {
   const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
   const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').pop()?.trim();
-  const address = last || req.socket.remoteAddress || null;
+  const address = (last && withoutPort(last)) || req.socket.remoteAddress || null;
   return address?.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** A forwarded address without the port some proxies add (Azure Application Gateway: `203.0.113.7:51234`, `[2001:db8::7]:443`). */
+function withoutPort(entry: string): string {
+  if (entry.startsWith('[')) {
+    const close = entry.indexOf(']');
+    return close > 0 ? entry.slice(1, close) : entry;
+  }
+  const colon = entry.indexOf(':');
+  return colon > 0 && colon === entry.lastIndexOf(':') ? entry.slice(0, colon) : entry;
 }
 
 /** The contract's error JSON. */

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  answerClientError,
   checkReadiness,
   type Config,
   createLogger,
@@ -133,6 +134,8 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     if (path === '/healthz' || path === '/readyz' || path === '/metrics') return void handleOpsRequest(ops, req, res);
     sendError(res, new MailroomError('not_found', 'Only /o/<token>, /c/<token>, /healthz, /readyz and /metrics are served here.'));
   });
+  // What Node's parser refuses (headers over its limit, a malformed request line) gets the contract's JSON too.
+  server.on('clientError', answerClientError(logger));
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   try {

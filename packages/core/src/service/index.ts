@@ -4,3 +4,4 @@ export * from './readiness';
 export * from './backlog-metrics';
 export * from './worker-metrics';
 export * from './request-path';
+export * from './client-error';

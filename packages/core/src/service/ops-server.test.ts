@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { Counter } from 'prom-client';
 import { createLogger } from '../logger';
 import { createServiceRegistry } from './metrics';
@@ -90,5 +91,26 @@ describe('the ops server of a service without an HTTP API', () => {
     const post = await fetch(`${ops.url}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  test('when Node\'s HTTP parser refuses a request (headers over 16 KB, a malformed request line), then the answer is contract JSON', async () => {
+    const { port } = new URL(ops.url);
+    const raw = (text: string) =>
+      new Promise<string>((resolve, reject) => {
+        let answer = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(text));
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => {
+          answer += chunk;
+        });
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const big = await raw(`GET /healthz HTTP/1.1\r\nHost: ops\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(big.slice(0, 12)).toBe('HTTP/1.1 431');
+    expect(JSON.parse(big.slice(big.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'headers_too_large', statusCode: 431 });
+    const garbled = await raw('GET /healthz HTTP/9\r\n\r\n');
+    expect(garbled.slice(0, 12)).toBe('HTTP/1.1 400');
+    expect(JSON.parse(garbled.slice(garbled.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 400 });
   });
 });

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import { MailroomError, toMailroomError } from '../errors';
 import type { Logger } from '../logger';
 import { listenOn } from '../port-in-use';
+import { answerClientError } from './client-error';
 import { checkMetricsToken } from './metrics';
 import { checkReadiness, type Readiness, type ReadinessProbes } from './readiness';
 import { requestPath } from './request-path';
@@ -30,6 +31,7 @@ export interface OpsServer {
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
   const server = createServer((req, res) => void handleOpsRequest(options, req, res));
+  server.on('clientError', answerClientError(options.logger));
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
   await listenOn(server, options.port, options.host ?? '0.0.0.0', 'OPS_PORT');

@@ -1,6 +1,6 @@
 import { type Token, Tokenizer, type TokenHandler, TokenizerMode } from 'parse5';
 
-/** An `href` of an `<a>` or `<area>` start tag, where it sits in the source. */
+/** An `href` of an `<a>` or `<area>` start tag (`xlink:href` of an SVG `<a>` without `href`), where it sits in the source. */
 export interface HrefSite {
   /** The attribute's value as the parser reads it (character references decoded). */
   value: string;
@@ -82,7 +82,9 @@ export function scanHtml(html: string): HtmlScan {
       tokenizer.inForeignNode = inForeign();
       if (name === 'base' && scan.baseHref === null) scan.baseHref = attribute(token, 'href');
       if (LINK_ELEMENTS.has(name)) {
-        const site = hrefSite(html, token);
+        // An SVG link may still name its target with SVG 1.1's `xlink:href` (SVG 2 §16.2: `href` wins when both are there).
+        const inSvg = inForeign() && foreign.findLast((element) => FOREIGN_ROOTS.has(element)) === 'svg';
+        const site = hrefSite(html, token, inSvg && attribute(token, 'href') === null ? 'xlink:href' : 'href');
         if (site) scan.hrefs.push(site);
       }
       read(token);
@@ -124,11 +126,11 @@ function attribute(token: Token.TagToken, name: string): string | null {
  * from there its syntax (name, `=`, a quoted or unquoted value) is read again. A duplicate
  * `href` is ignored, as browsers ignore it.
  */
-function hrefSite(html: string, token: Token.TagToken): HrefSite | null {
-  const value = attribute(token, 'href');
-  const location = token.location?.attrs?.href;
+function hrefSite(html: string, token: Token.TagToken, name: 'href' | 'xlink:href'): HrefSite | null {
+  const value = attribute(token, name);
+  const location = token.location?.attrs?.[name];
   if (value === null || !location) return null;
-  let i = location.startOffset + 'href'.length;
+  let i = location.startOffset + name.length;
   while (isSpace(html.charCodeAt(i))) i++;
   if (html[i] !== '=') return null; // `<a href>`: no value to replace
   i++;

@@ -1,13 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { maxHeaderSize, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { MailroomError, type Logger } from '@mailroom/core';
-import { newRequestId } from './request-id';
+import { MailroomError } from '../errors';
+import type { Logger } from '../logger';
 
 /**
  * Answers what Node's HTTP parser refuses before express sees a request (a header section over
  * the size limit, Content-Length with Transfer-Encoding, a malformed request line, headers that
  * did not arrive in time) with the contract's JSON, an `X-Request-Id`, and `Connection: close`.
- * For the server's `clientError` event.
+ * For the `clientError` event of every HTTP server of ours (the gateway, tracking, the ops endpoints).
  */
 export function answerClientError(
   logger: Logger,
@@ -20,7 +21,7 @@ export function answerClientError(
     // As Node itself does: write only if the socket can take it and no response has begun.
     const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
     if (error && socket.writable && !inFlight?.headersSent) {
-      const requestId = newRequestId();
+      const requestId = randomUUID();
       const body = JSON.stringify(error.toBody());
       socket.end(
         `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode]}\r\n` +
