@@ -1,5 +1,6 @@
 /// <reference path="./untyped-modules.d.ts" />
 import libmime from 'libmime';
+import { parseRfc5322Date } from './date-header';
 
 /** One header as DESIGN §7 lists them: in message order, duplicates kept. */
 export interface HeaderField {
@@ -46,18 +47,25 @@ const utf8 = (binary: string) => Buffer.from(binary, 'binary').toString('utf8');
 
 /**
  * A Date header to a Date; null when missing or unreadable (mailparser would say "now", which
- * is a lie the API must not tell). Comments such as "(UTC)" are ignored.
+ * is a lie the API must not tell). Comments such as "(UTC)" are ignored. Read as RFC 5322 writes
+ * dates (see parseRfc5322Date); a shape it does not know is left to JavaScript's parser, and
+ * then too a date without a zone is read as UTC, never in the server's time zone.
  */
 export function parseDateHeader(value: string | undefined): Date | null {
   if (value === undefined) return null;
   const cleaned = value.replace(/\([^()]*\)/g, ' ').replace(/\s+/g, ' ').trim();
   if (cleaned === '') return null;
+  const strict = parseRfc5322Date(cleaned);
+  if (strict !== undefined) return strict;
   const date = new Date(cleaned);
-  const time = date.getTime();
+  if (Number.isNaN(date.getTime())) return null;
+  const read = HAS_ZONE.test(cleaned) ? date : new Date(date.getTime() - date.getTimezoneOffset() * 60_000);
   // Postgres timestamps and JSON consumers both cope with years 1..9999.
-  if (Number.isNaN(time) || date.getUTCFullYear() < 1 || date.getUTCFullYear() > 9999) return null;
-  return date;
+  return read.getUTCFullYear() < 1 || read.getUTCFullYear() > 9999 ? null : read;
 }
+
+// A zone JavaScript's parser would apply: a name it knows or a numeric offset.
+const HAS_ZONE = /\b(?:GMT|UTC|UT|Z|[ECMP][SD]T)\b|[+-]\d{2}:?\d{2}\b/i;
 
 /** The message ids in a References or In-Reply-To value, angle brackets kept, in order. */
 export function messageIdList(value: string | undefined): string[] {
