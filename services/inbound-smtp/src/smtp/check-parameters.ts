@@ -12,10 +12,12 @@ export const RCPT_PARAMETERS: ReadonlySet<string> = new Set();
 /**
  * RFC 5321 §4.1.1.11: a parameter the server does not recognize or implement is refused with
  * `555` (5.5.4), rather than silently ignored (smtp-server accepts any). Null when all are known.
- * smtp-server upper-cases the names.
+ * smtp-server upper-cases the names; the reply names them in printable ASCII only (RFC 5321 §4.2:
+ * reply text is ASCII), so a name of 8-bit bytes cannot put them on the wire.
  */
 export function unsupportedParameter(args: object | false | undefined, allowed: ReadonlySet<string>): SmtpError | null {
   const unknown = Object.keys(args || {}).filter((name) => !allowed.has(name));
   if (unknown.length === 0) return null;
-  return smtpError(555, `Unsupported parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ').slice(0, 200)}`);
+  const names = unknown.join(', ').replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+  return smtpError(555, `Unsupported parameter${unknown.length > 1 ? 's' : ''}: ${names}`);
 }

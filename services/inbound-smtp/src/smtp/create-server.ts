@@ -1,5 +1,5 @@
 import type { Logger } from '@mailroom/core';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import { batchReplies } from './batch-replies';
 import { MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
 import type { ConnectionLimits } from './connection-limits';
@@ -9,6 +9,7 @@ import type { InboundMetrics } from './metrics';
 import { type Drain, SHUTTING_DOWN } from './drain';
 import { handleData, type DataHandlerDeps } from './handle-data';
 import { handleRcptTo } from './handle-rcpt-to';
+import { MxSmtpServer } from './mx-server';
 import type { RecipientResolver } from './resolve-recipient';
 import { refusal } from './smtp-error';
 import { Transactions } from './transactions';
@@ -43,8 +44,9 @@ export interface MxServerOptions {
 /**
  * The MX's smtp-server: EHLO offers SIZE, 8BITMIME, SMTPUTF8, PIPELINING, ENHANCEDSTATUSCODES
  * and STARTTLS when a certificate is configured; never AUTH. MAIL FROM and RCPT TO take only
- * the parameters of those extensions (555 otherwise). Handlers accept recipients per DESIGN §7
- * and store each message before its 250. The server is built, not started.
+ * the parameters of those extensions (555 otherwise). Commands and addresses are read by
+ * MxSmtpServer (quoted local parts, 502 for commands not implemented). Handlers accept recipients
+ * per DESIGN §7 and store each message before its 250. The server is built, not started.
  */
 export function createMxServer(options: MxServerOptions): SMTPServer {
   const { limits, metrics, logger, drain, expected } = options;
@@ -66,7 +68,8 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     hideDSN: true,
     hideREQUIRETLS: true,
     authOptional: true,
-    disabledCommands: options.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    // WIZ, SHELL and KILL are sendmail jokes smtp-server answers (`200 Please pass`): unrecognized here.
+    disabledCommands: ['AUTH', ...(options.tls ? [] : ['STARTTLS']), 'WIZ', 'SHELL', 'KILL'],
     hideSTARTTLS: !options.tls,
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     // The client IP is logged and stored; a PTR lookup per connection buys nothing here.
@@ -122,7 +125,7 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
       );
     },
   };
-  const server = new SMTPServer(serverOptions);
+  const server = new MxSmtpServer(serverOptions);
   server.server.on('connection', batchReplies);
   // Socket errors of single connections (resets, TLS failures) end those connections only.
   server.on('error', (err) => logger.debug({ err: err.message }, 'smtp connection error'));

@@ -32,7 +32,7 @@ export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId:
     if (deps.unknown.refuse(sessionId)) {
       deps.metrics.recipientsRefused.inc({ reason: 'too_many_unknown_recipients' });
       // smtp-server closes the connection after a 421.
-      throw smtpError(421, 'Too many unknown recipients; closing connection.');
+      throw smtpError(421, 'Too many unknown recipients; closing connection.', '4.7.0');
     }
     deps.metrics.recipientsRefused.inc({ reason: 'unknown_recipient' });
     throw smtpError(550, 'No such recipient here.');

@@ -4,18 +4,18 @@ import { type SmtpErrorReply, toSmtpReply } from '@mailroom/core';
 export type SmtpError = Error & { responseCode: number };
 
 /**
- * An error for a handler's callback. The server runs with ENHANCEDSTATUSCODES, and smtp-server
- * writes the enhanced code it keeps for each basic code (550 → 5.1.1, 451 → 4.3.0, 554 →
- * 5.6.0), so `text` carries none.
+ * An error for a handler's callback. The server runs with ENHANCEDSTATUSCODES. Without
+ * `enhancedCode`, smtp-server writes the one it keeps for the basic code (550 → 5.1.1, 451 →
+ * 4.3.0, 554 → 5.6.0); with it, the text begins with it and the server adds none (MxSmtpServer).
  */
-export function smtpError(code: number, text: string): SmtpError {
-  return Object.assign(new Error(text), { responseCode: code });
+export function smtpError(code: number, text: string, enhancedCode?: string): SmtpError {
+  return Object.assign(new Error(enhancedCode ? `${enhancedCode} ${text}` : text), { responseCode: code });
 }
 
-/** Any failure (PostgreSQL down, a bug) as the reply `toSmtpReply` gives it: never a 5xx for an outage. */
+/** Any failure (PostgreSQL down, a bug) as the reply `toSmtpReply` gives it, enhanced code included: never a 5xx for an outage. */
 export function failureReply(err: unknown): SmtpError {
   const reply: SmtpErrorReply = toSmtpReply(err);
-  return smtpError(reply.code, reply.message);
+  return smtpError(reply.code, reply.message, reply.enhancedCode);
 }
 
 /**
@@ -23,5 +23,5 @@ export function failureReply(err: unknown): SmtpError {
  * enhanced code of its own, so the text begins with one (`4.7.0 …`).
  */
 export function refusal(code: number, enhancedCode: string, text: string): SmtpError {
-  return smtpError(code, `${enhancedCode} ${text}`);
+  return smtpError(code, text, enhancedCode);
 }

@@ -1,5 +1,4 @@
 import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { type Config, listenOn, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
 import type { Backends } from '@mailroom/db';
 import type { Registry } from 'prom-client';
@@ -46,7 +45,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids), moreExpected: () => expected.count > 0 });
   const drain = new Drain();
   const server = createMxServer({
-    name: hostname(),
+    name: config.smtpHostname,
     maxMessageBytes: config.inboundMaxMessageBytes,
     tls,
     proxyProtocol: config.smtpProxyProtocol,

@@ -1,0 +1,99 @@
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { SMTPServer } from 'smtp-server';
+import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection';
+
+type ParsedAddress = ReturnType<SMTPConnection['_parseAddressCommand']>;
+type CommandHandler = NonNullable<ReturnType<SMTPConnection['_getHandler']>>;
+
+// A reply text that begins with its own RFC 3463 code (`5.5.1 …`): the library adds none.
+const ENHANCED_CODE = /^([245])\.\d{1,3}\.\d{1,3} /;
+// An RFC 5321 Quoted-string local part (qtextSMTP, quoted-pairSMTP, and UTF-8 under SMTPUTF8),
+// after `<` and an optional source route, before `@`.
+const QUOTED_LOCAL = /<((?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?)("(?:[^"\\\p{Cc}\u200b\u2060\ufeff]|\\[\x20-\x7e])*")@/u;
+// A path whose local part opens a quote QUOTED_LOCAL does not close: a syntax error.
+const OPEN_QUOTE = /<(?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?"/;
+// Stands in for a quoted local part while the library parses the rest: no space, `@` or `<>`.
+const PLACEHOLDER = '"q"';
+// RFC 5321 §4.5.3.1.3: a path of 256 octets, so local part, `@` and domain in 253 (the library's limit).
+const MAX_ADDRESS_OCTETS = 253;
+// U+FFFD: bytes of the command that were not UTF-8.
+const NOT_UTF8 = '\ufffd';
+
+/**
+ * Commands RFC 5321 or an extension defines that the MX does not implement: `502 5.5.1` (RFC
+ * 5321 §4.2.4: 502 for a command recognized but not implemented, 500 for one not recognized).
+ * EXPN (§3.5.2, optional), TURN, SEND, SOML, SAML (appendix F, obsolete), BDAT (CHUNKING), ETRN
+ * and ATRN: none is offered in EHLO.
+ */
+const NOT_IMPLEMENTED: ReadonlySet<string> = new Set(['EXPN', 'TURN', 'SEND', 'SOML', 'SAML', 'BDAT', 'ETRN', 'ATRN']);
+
+const notImplemented: CommandHandler = function (this: SMTPConnection, command, callback) {
+  const name = command.toString().trim().split(/\s+/, 1)[0]?.toUpperCase() ?? '';
+  this.send(502, `5.5.1 ${name} not implemented.`);
+  callback();
+};
+
+/**
+ * smtp-server's connection, with what RFC 5321 and 6531 ask of an MX that the library does not
+ * do: quoted local parts with spaces (`"john doe"@x`), 501 for an address of bytes that are not
+ * UTF-8, 502 for commands known but not implemented, a VRFY reply that claims nothing, and
+ * handler errors whose text carries its own enhanced status code.
+ */
+class MxConnection extends SMTPConnection {
+  /** A reply text that begins with an enhanced code is written as it is, without the library's default for the basic code. */
+  override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    const own = context === undefined && typeof data === 'string' ? ENHANCED_CODE.exec(data) : null;
+    super.send(code, data, own && own[1] === String(code)[0] ? false : context);
+  }
+
+  /**
+   * RFC 5321 §3.5.3 and §7.3: a server that does not verify answers 252, which must not read as
+   * a verified address; the library's 2.1.5 ("destination address valid", RFC 3463) does.
+   */
+  override handler_VRFY(command: Buffer, callback: () => void): void {
+    // Without an argument: the library's 501.
+    if (!/^\S+\s+\S/.test(command.toString().trim())) {
+      super.handler_VRFY(command, callback);
+      return;
+    }
+    this.send(252, '2.0.0 Cannot VRFY the address; send mail to it and the MX will decide.');
+    callback();
+  }
+
+  override _getHandler(command: string): CommandHandler | undefined {
+    return NOT_IMPLEMENTED.has(command) ? notImplemented : super._getHandler(command);
+  }
+
+  /**
+   * The library splits the command at spaces and the address at `@`, so a Quoted-string local
+   * part (RFC 5321 §4.1.2: `"john doe"@x`, `"a@b"@x`) was a syntax error: it parses the path
+   * with a placeholder for that local part, then puts the local part back. A MAIL or RCPT line
+   * with bytes that are not UTF-8 (RFC 6531: addresses are ASCII, or UTF-8 under SMTPUTF8) is a
+   * syntax error rather than an address with U+FFFD in it.
+   */
+  override _parseAddressCommand(rawName: string, rawCommand: Buffer | string): ParsedAddress {
+    const line = rawCommand.toString();
+    if (line.includes(NOT_UTF8)) return false;
+    const quoted = line.includes('"') ? QUOTED_LOCAL.exec(line) : null;
+    if (!quoted) return OPEN_QUOTE.test(line) ? false : super._parseAddressCommand(rawName, line);
+    const [match, route = '', local = ''] = quoted;
+    const start = quoted.index + 1 + route.length;
+    const parsed = super._parseAddressCommand(rawName, `${line.slice(0, start)}${PLACEHOLDER}${line.slice(quoted.index + match.length - 1)}`);
+    if (parsed === false || !parsed.address.startsWith(`${PLACEHOLDER}@`)) return parsed;
+    const address = local + parsed.address.slice(PLACEHOLDER.length);
+    return Buffer.byteLength(address) <= MAX_ADDRESS_OCTETS ? { ...parsed, address } : false;
+  }
+}
+
+/** smtp-server with MxConnection for its connections. */
+export class MxSmtpServer extends SMTPServer {
+  override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
+    // As SMTPServer.connect, with the subclass.
+    const connection = new MxConnection(this, socket, socketOptions);
+    this.connections.add(connection);
+    connection.on('error', (err: Error) => this._onError(err));
+    connection.on('connect', (data: Parameters<SMTPServer['_onClientConnect']>[0]) => this._onClientConnect(data));
+    connection.init();
+  }
+}
