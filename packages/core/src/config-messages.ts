@@ -49,6 +49,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   INBOUND_CONCURRENCY: 'a whole number from 1 to 100',
   INBOUND_ROLE: 'one of all, smtp, processing',
   OPS_PORT: PORT,
+  SMTP_HOSTNAME: 'a host name, such as mail.example.com',
   DOMAIN_MX_HOST: 'a host name, such as mx.mail.example.com',
   DOMAIN_SPF_MECHANISMS: 'SPF mechanisms separated by spaces, such as "ip4:192.0.2.10 include:_spf.example.net"',
   RETURN_PATH_LABEL: 'one DNS label (letters, digits, hyphens), such as bounces',

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { EXPECTED_VALUES, invalidVariableMessage } from './config-messages';
@@ -129,6 +130,9 @@ const envSchema = z.object({
   // Port of /healthz, /readyz and /metrics for services without an HTTP port of their own
   // (sender, inbound-smtp, webhook-dispatcher); unset = not served.
   OPS_PORT: optional(port),
+  // The host name this installation's SMTP speaks as (Postfix's myhostname): the MX's 220 greeting,
+  // the sender's EHLO, and the Authentication-Results of received mail; unset = the machine's.
+  SMTP_HOSTNAME: optional(hostName),
   // Sending domains (extensions of DESIGN §3). The public host name of the MX (inbound-smtp) that
   // each domain's return-path subdomain publishes as its MX record, so bounces reach us.
   DOMAIN_MX_HOST: hostName.default('localhost'),
@@ -189,6 +193,8 @@ export interface Config {
   inboundConcurrency: number;
   inboundRole: Env['INBOUND_ROLE'];
   opsPort: number | undefined;
+  /** SMTP_HOSTNAME, or the machine's host name (os.hostname()) when unset. */
+  smtpHostname: string;
   domainMxHost: string;
   domainSpfMechanisms: string;
   returnPathLabel: string;
@@ -259,6 +265,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     inboundConcurrency: e.INBOUND_CONCURRENCY,
     inboundRole: e.INBOUND_ROLE,
     opsPort: e.OPS_PORT,
+    smtpHostname: e.SMTP_HOSTNAME ?? hostname(),
     domainMxHost: e.DOMAIN_MX_HOST,
     domainSpfMechanisms: e.DOMAIN_SPF_MECHANISMS,
     returnPathLabel: e.RETURN_PATH_LABEL,

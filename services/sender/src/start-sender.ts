@@ -81,7 +81,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
       mxPort: config.mxPort,
       dnsServers: config.dnsServers,
       allowPrivateNetworks: config.allowPrivateNetworks,
-      heloName: hostname(),
+      heloName: config.smtpHostname,
       logger,
       observe: (outcome, seconds) => metrics.observeTransaction(outcome, seconds),
     }),

@@ -25,7 +25,7 @@ describe('sending through a smarthost', () => {
   beforeAll(async () => {
     // A smarthost's certificate is verified; this sink's built-in one is self-signed, so no STARTTLS here.
     sink = await new SmtpSink({ rcpt: rules, starttls: false }).start();
-    s = await startSendingStack('sendsmart', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPS_PORT: '0' });
+    s = await startSendingStack('sendsmart', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, OPS_PORT: '0', SMTP_HOSTNAME: 'out.mailroom.test' });
   });
   afterAll(async () => {
     await s.close();
@@ -70,6 +70,8 @@ describe('sending through a smarthost', () => {
     const returnPaths = received.map((m) => m.from);
     expect(new Set(returnPaths).size).toBe(2);
     for (const m of received) {
+      // EHLO names SMTP_HOSTNAME, the name the sending IP's PTR record should give.
+      expect(m.heloName).toBe('out.mailroom.test');
       expect(m.recipients).toHaveLength(1);
       expect(m.from).toMatch(/^bounces\+rcpt_[0-9A-Z]{26}-[0-9a-f]{12}@bounces\.localhost$/);
       const headers = m.raw.toString('utf8').split('\r\n\r\n')[0]!;

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { type Config, EventQueue, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
@@ -8,7 +7,7 @@ import { createProcessingMetrics } from './processing-metrics';
 import { RECONCILE_GRACE_SECONDS, reconcileReceived } from './reconcile-received';
 
 export interface ProcessingOptions {
-  config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers'> &
+  config: Pick<Readonly<Config>, 'queuePrefix' | 'inboundConcurrency' | 'reconcileIntervalSeconds' | 'inboundRetentionDays' | 'dnsServers' | 'smtpHostname'> &
     // Loaded configs always have it; without it feedback is stored but turns into no outcome.
     Partial<Pick<Readonly<Config>, 'publicApiUrl'>>;
   pool: Pool;
@@ -58,7 +57,7 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
     pool,
     eventQueue,
     logger,
-    mta: options.mta ?? hostname(),
+    mta: options.mta ?? config.smtpHostname,
     dnsServers: config.dnsServers,
     dnsTimeoutMs: options.dnsTimeoutMs,
     dnsBudgetMs: options.dnsBudgetMs,
