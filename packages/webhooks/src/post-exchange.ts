@@ -12,7 +12,19 @@ export type ExchangeOutcome =
 /** The error an exchange ends with when its deadline passes (described like an AbortSignal timeout). */
 export class ExchangeTimeoutError extends Error {
   override readonly name = 'TimeoutError';
+  constructor(
+    /** False when no connection was ever made: the lookup, the TCP connect or the TLS handshake did not complete. */
+    readonly connected: boolean,
+  ) {
+    super(connected ? 'The webhook exchange timed out.' : 'The webhook exchange timed out before a connection was made.');
+  }
 }
+
+// Responses that end at the empty line after their head whatever their header fields say (RFC 9112
+// §6.3, rule 1): a Content-Length on them announces no content (RFC 9110 §8.6: a 304 may carry the
+// length the 200 would have had), yet undici counts its bytes and fails such a response.
+const NO_CONTENT_STATUSES = new Set([204, 304]);
+const CONTENT_LENGTH_MISMATCH = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
 
 const RETRY_AFTER = 'retry-after';
 
@@ -39,7 +51,8 @@ export class PostExchange implements Dispatcher.DispatchHandler {
   /** The deadline passed: ends the exchange now as a timeout. */
   expire(): void {
     if (this.settled) return;
-    const err = new ExchangeTimeoutError('The webhook exchange timed out.');
+    // undici calls onConnect once the request has a connected socket.
+    const err = new ExchangeTimeoutError(this.abortExchange !== null);
     this.finish({ ok: false, error: err, status: this.status });
     this.abortExchange?.(err);
   }
@@ -47,7 +60,7 @@ export class PostExchange implements Dispatcher.DispatchHandler {
   onConnect(abort: (err?: Error) => void): void {
     this.abortExchange = abort;
     // Expired while waiting for a connection.
-    if (this.settled) abort(new ExchangeTimeoutError('The webhook exchange timed out.'));
+    if (this.settled) abort(new ExchangeTimeoutError(false));
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
@@ -73,6 +86,10 @@ export class PostExchange implements Dispatcher.DispatchHandler {
   }
 
   onError(err: Error): void {
+    if (this.status !== null && NO_CONTENT_STATUSES.has(this.status) && (err as { code?: string }).code === CONTENT_LENGTH_MISMATCH) {
+      this.complete();
+      return;
+    }
     this.finish({ ok: false, error: err, status: this.status });
   }
 

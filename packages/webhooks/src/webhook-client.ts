@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Pool } from 'undici';
-import { ExchangeDeadlines, type ExchangeOutcome, PostExchange } from './post-exchange';
+import { ExchangeDeadlines, type ExchangeOutcome, ExchangeTimeoutError, PostExchange } from './post-exchange';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
 export { RESPONSE_BODY_BYTES } from './post-exchange';
@@ -58,23 +58,51 @@ export class WebhookClient {
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<PostResult> {
     const started = performance.now();
+    const deadline = started + this.options.timeoutSeconds * 1000;
     const target = this.targets.get(url) ?? (await this.target(url));
-    const outcome: ExchangeOutcome =
-      target.refused !== undefined
-        ? { ok: false, error: target.refused, status: null }
-        : await new Promise<ExchangeOutcome>((resolve) => {
-            const exchange = new PostExchange(started + this.options.timeoutSeconds * 1000, (result) => {
-              this.deadlines.delete(exchange);
-              resolve(result);
-            });
-            this.deadlines.add(exchange);
-            this.pool(target.origin).dispatch({ path: target.path, method: 'POST', headers, body }, exchange);
-          });
+    let outcome: ExchangeOutcome;
+    if (target.refused !== undefined) {
+      outcome = { ok: false, error: target.refused, status: null };
+    } else {
+      outcome = await this.exchange(target, body, headers, deadline, true);
+      // Once more, within the same deadline, when the connection closed before any response: a
+      // receiver that closes idle keep-alive connections without announcing it (no Keep-Alive
+      // timeout hint) can close one just as this POST goes out on it. RFC 9110 §9.2.2 allows
+      // retrying a POST whose semantics are known to be idempotent: a delivery is, by its
+      // webhook-id (at-least-once, DESIGN §5). It waits for the event loop's next turn, so other
+      // idle connections the receiver closed meanwhile are seen closed and not taken for it.
+      if (closedBeforeResponse(outcome) && performance.now() < deadline) {
+        await new Promise((resolve) => setImmediate(resolve));
+        outcome = await this.exchange(target, body, headers, deadline, false);
+      }
+    }
     const durationMs = Math.round(performance.now() - started);
     if (!outcome.ok) {
       return { status: null, body: null, error: describeError(outcome.error, this.options.timeoutSeconds, outcome.status), durationMs, retryAfterSeconds: null };
     }
     return { status: outcome.status, body: outcome.body, error: null, durationMs, retryAfterSeconds: parseRetryAfter(outcome.retryAfter) };
+  }
+
+  /**
+   * One POST. `shared`: its deadline joins `deadlines`, which holds them in start order; the one
+   * retry starts later with the original deadline, so it has a timer of its own (a rare path).
+   */
+  private exchange(target: Target, body: string, headers: Record<string, string>, deadline: number, shared: boolean): Promise<ExchangeOutcome> {
+    return new Promise<ExchangeOutcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const exchange = new PostExchange(deadline, (result) => {
+        if (shared) this.deadlines.delete(exchange);
+        else clearTimeout(timer);
+        resolve(result);
+      });
+      if (shared) {
+        this.deadlines.add(exchange);
+      } else {
+        timer = setTimeout(() => exchange.expire(), Math.max(0, deadline - performance.now()));
+        timer.unref();
+      }
+      this.pool(target.origin).dispatch({ path: target.path, method: 'POST', headers, body }, exchange);
+    });
   }
 
   async close(): Promise<void> {
@@ -181,15 +209,34 @@ function parseHttpDate(text: string, now: number): number | null {
   return new Date(date).getUTCDate() === day ? date : null;
 }
 
+// Node's certificate verification failures: OpenSSL's X509 codes (DEPTH_ZERO_SELF_SIGNED_CERT,
+// CERT_HAS_EXPIRED, UNABLE_TO_VERIFY_LEAF_SIGNATURE, …) and a host name the certificate does not name.
+const TLS_CERTIFICATE_ERROR = /^(ERR_TLS_CERT_ALTNAME_INVALID|[A-Z_]*(CERT|SELF_SIGNED)[A-Z_]*|UNABLE_TO_[A-Z_]+)$/;
+
+/** The connection closed or was reset before a single byte of a response: nothing was answered. */
+function closedBeforeResponse(outcome: ExchangeOutcome): boolean {
+  if (outcome.ok || outcome.status !== null) return false;
+  const e = outcome.error as { code?: string; message?: string };
+  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || (e.code === 'UND_ERR_SOCKET' && e.message === 'other side closed');
+}
+
 /** `cutStatus`: the status of a response that failed before its end. */
 function describeError(err: unknown, timeoutSeconds: number, cutStatus: number | null = null): string {
   if (err instanceof UnsafeWebhookHostError) return err.message;
-  const e = err as { name?: string; code?: string; message?: string };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
+  const e = err as { name?: string; code?: string; message?: string; syscall?: string; hostname?: string };
+  // Never connected: the receiver was not reached, so "no answer" would send its owner looking in the wrong place.
+  if ((err instanceof ExchangeTimeoutError && !err.connected) || e.code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return `No connection within ${timeoutSeconds} s (WEBHOOK_TIMEOUT_SECONDS): the host name lookup, the TCP connection or the TLS handshake did not complete.`;
+  }
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
     return `No answer within ${timeoutSeconds} s (WEBHOOK_TIMEOUT_SECONDS).`;
   }
   if (e.name === 'UnsafeWebhookHostError' && e.message) return e.message;
+  // A DNS failure (`DNS_SERVERS` answered SERVFAIL, refused or timed out): c-ares errors name their query (`queryA`, `queryAaaa`).
+  if (e.syscall?.startsWith('query') && e.code) return `The host ${e.hostname ?? ''} could not be looked up (DNS answered ${e.code}).`;
   if (e.code === 'ECONNREFUSED') return 'Connection refused.';
+  // Certificates are always verified: a self-signed, expired or wrongly named one fails the attempt, saying so.
+  if (e.code && TLS_CERTIFICATE_ERROR.test(e.code)) return `The TLS certificate was refused: ${e.message ?? e.code} (${e.code}).`.slice(0, 500);
   // A response that began (the receiver may have acted on the event) is a failure all the same: it did not end.
   if (cutStatus !== null) return `The connection ended during the HTTP ${cutStatus} response, before its end.`;
   // undici refuses any 100 Continue it did not ask for (it sends no Expect), though RFC 9110 §15.2 lets one precede the answer.

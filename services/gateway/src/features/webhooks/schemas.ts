@@ -40,6 +40,15 @@ export const webhookUrl = z
       });
       return z.NEVER;
     }
+    // The limit holds for the URL as stored and requested: percent-encoding can make a URL typed
+    // with non-ASCII characters several times longer (é becomes %C3%A9).
+    if (url.href.length > MAX_URL_LENGTH) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `must be at most ${MAX_URL_LENGTH} characters once normalized (non-ASCII characters percent-encoded, an IDN host in punycode); this one has ${url.href.length}`,
+      });
+      return z.NEVER;
+    }
     return url.href;
   })
   .meta({ description: 'Where deliveries are POSTed: http(s), no credentials, a public host (unless ALLOW_PRIVATE_NETWORKS).', example: 'https://app.acme.example/hooks/mailroom' });
