@@ -264,7 +264,7 @@ describe('processing received mail', () => {
   describe('the worker, reconciler and retention', () => {
     let running: RunningProcessing;
     const workerRedis = createRedis('redis://127.0.0.1:6379', 'worker');
-    const config = { queuePrefix: prefix, inboundConcurrency: 2, reconcileIntervalSeconds: 3600, inboundRetentionDays: 30, dnsServers: undefined as string[] | undefined };
+    const config = { queuePrefix: prefix, inboundConcurrency: 2, reconcileIntervalSeconds: 3600, inboundRetentionDays: 30, dnsServers: undefined as string[] | undefined, smtpHostname: 'mx.acme.test' };
 
     beforeAll(async () => {
       config.dnsServers = [dns.address];
