@@ -2310,6 +2310,8 @@ export interface operations {
             /** @description The new user, the project they own, and a session token. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2344,6 +2346,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2353,6 +2357,8 @@ export interface operations {
             /** @description `forbidden` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2362,6 +2368,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,6 +2379,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2380,6 +2390,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2389,6 +2401,8 @@ export interface operations {
             /** @description `validation_error`, `missing_required_field` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2398,6 +2412,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2407,6 +2431,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2416,6 +2442,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2446,6 +2474,8 @@ export interface operations {
             /** @description A session token, the user and the user's projects. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2482,6 +2512,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2491,6 +2523,8 @@ export interface operations {
             /** @description `invalid_credentials` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2500,6 +2534,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2509,6 +2545,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2518,6 +2556,8 @@ export interface operations {
             /** @description `validation_error`, `missing_required_field` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2527,6 +2567,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2536,6 +2586,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2545,6 +2597,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2565,6 +2619,8 @@ export interface operations {
             /** @description The session is revoked. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2581,6 +2637,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2590,6 +2648,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,6 +2659,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2608,6 +2678,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2617,6 +2689,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +2711,8 @@ export interface operations {
             /** @description The projects, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2668,6 +2744,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2677,6 +2755,8 @@ export interface operations {
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2686,6 +2766,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2695,6 +2785,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2704,6 +2796,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2735,6 +2829,8 @@ export interface operations {
             /** @description The new project. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2755,6 +2851,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2764,6 +2862,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2773,6 +2873,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2782,6 +2884,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2791,6 +2895,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2800,6 +2906,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2809,6 +2917,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2818,6 +2936,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2827,6 +2947,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2850,6 +2972,8 @@ export interface operations {
             /** @description The project. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2870,6 +2994,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2879,6 +3005,8 @@ export interface operations {
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2888,6 +3016,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2897,6 +3027,8 @@ export interface operations {
             /** @description `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2906,6 +3038,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2915,6 +3057,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2924,6 +3068,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2957,6 +3103,8 @@ export interface operations {
             /** @description The updated project. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2977,6 +3125,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,6 +3136,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2995,6 +3147,8 @@ export interface operations {
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3004,6 +3158,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3013,6 +3169,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3022,6 +3180,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,6 +3191,8 @@ export interface operations {
             /** @description `validation_error`, `missing_required_field` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3040,6 +3202,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3221,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3058,6 +3232,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3081,6 +3257,8 @@ export interface operations {
             /** @description Members, oldest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3110,6 +3288,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3119,6 +3299,8 @@ export interface operations {
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3128,6 +3310,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3137,6 +3321,8 @@ export interface operations {
             /** @description `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3146,6 +3332,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3155,6 +3351,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3164,6 +3362,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3197,6 +3397,8 @@ export interface operations {
             /** @description The new member. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3215,6 +3417,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3224,6 +3428,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3233,6 +3439,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3242,6 +3450,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3251,6 +3461,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3260,6 +3472,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3269,6 +3483,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +3494,8 @@ export interface operations {
             /** @description `validation_error`, `missing_required_field` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3287,6 +3505,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3524,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3305,6 +3535,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3330,6 +3562,8 @@ export interface operations {
             /** @description The member was removed. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3352,6 +3586,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3361,6 +3597,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3370,6 +3608,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3379,6 +3619,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3388,6 +3630,8 @@ export interface operations {
             /** @description `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3397,6 +3641,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3406,6 +3660,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3415,6 +3671,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3449,6 +3707,8 @@ export interface operations {
             /** @description The member with the new role. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3467,6 +3727,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3476,6 +3738,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +3749,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,6 +3760,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3503,6 +3771,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3512,6 +3782,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3521,6 +3793,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3530,6 +3804,8 @@ export interface operations {
             /** @description `validation_error`, `missing_required_field` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3539,6 +3815,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3548,6 +3834,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3557,6 +3845,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3585,6 +3875,8 @@ export interface operations {
             /** @description Active keys, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3616,6 +3908,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3625,6 +3919,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,6 +3930,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3643,6 +3941,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3652,6 +3960,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3661,6 +3971,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3691,6 +4003,8 @@ export interface operations {
             /** @description The key, with its token shown this once. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3710,6 +4024,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3719,6 +4035,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3728,6 +4046,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3737,6 +4057,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +4068,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3755,6 +4079,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3764,6 +4090,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,6 +4109,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3782,6 +4120,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3805,6 +4145,8 @@ export interface operations {
             /** @description The key was revoked. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3827,6 +4169,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3836,6 +4180,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3845,6 +4191,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3854,6 +4202,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3863,6 +4213,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3872,6 +4232,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,6 +4243,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3916,6 +4280,8 @@ export interface operations {
             /** @description Received emails, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4003,6 +4369,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4012,6 +4380,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4021,6 +4391,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4030,6 +4402,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4039,6 +4421,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4048,6 +4432,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4071,6 +4457,8 @@ export interface operations {
             /** @description The received email. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4168,6 +4556,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4177,6 +4567,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4186,6 +4578,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4195,6 +4589,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4204,6 +4600,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4213,6 +4619,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4222,6 +4630,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,6 +4655,8 @@ export interface operations {
             /** @description The raw message. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4261,6 +4673,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4270,6 +4684,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4279,6 +4695,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4288,6 +4706,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4297,6 +4717,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4306,6 +4736,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4315,6 +4747,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4337,19 +4771,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The attachment's bytes. */
+            /** @description The attachment's bytes, with its own content type (`application/octet-stream` when it has no valid one). */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example (the attachment's bytes) */
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4359,6 +4797,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4368,6 +4808,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4377,6 +4819,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4386,6 +4830,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4395,6 +4849,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4404,6 +4860,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4442,6 +4900,8 @@ export interface operations {
             /** @description Emails, newest first, without bodies and timelines. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4513,6 +4973,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4522,6 +4984,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4531,6 +4995,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +5006,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4549,6 +5025,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4558,6 +5036,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4599,6 +5079,8 @@ export interface operations {
             /** @description The email was accepted. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4620,6 +5102,8 @@ export interface operations {
             /** @description `invalid_json`, `invalid_idempotency_key` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4629,6 +5113,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4638,6 +5124,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `domain_not_verified` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4647,6 +5135,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4656,6 +5146,8 @@ export interface operations {
             /** @description `invalid_idempotent_request`, `concurrent_idempotent_requests` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4665,6 +5157,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4674,6 +5168,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4683,6 +5179,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4692,6 +5198,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4701,6 +5209,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4750,6 +5260,8 @@ export interface operations {
             /** @description Every email was accepted, in request order. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4780,6 +5292,8 @@ export interface operations {
             /** @description `invalid_json`, `invalid_idempotency_key` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4789,6 +5303,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4798,6 +5314,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `domain_not_verified` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4807,6 +5325,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,6 +5336,8 @@ export interface operations {
             /** @description `invalid_idempotent_request`, `concurrent_idempotent_requests` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +5347,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4834,6 +5358,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4843,6 +5369,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4852,6 +5388,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4861,6 +5399,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4884,6 +5424,8 @@ export interface operations {
             /** @description The email. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5024,6 +5566,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5033,6 +5577,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5042,6 +5588,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5051,6 +5599,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5060,6 +5610,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5069,6 +5629,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5078,6 +5640,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5101,6 +5665,8 @@ export interface operations {
             /** @description Clicks per link. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5132,6 +5698,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5141,6 +5709,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5150,6 +5720,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5159,6 +5731,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5168,6 +5742,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5177,6 +5761,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5186,6 +5772,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5209,6 +5797,8 @@ export interface operations {
             /** @description The canceled email. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5260,6 +5850,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5269,6 +5861,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5278,6 +5872,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5287,6 +5883,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5296,6 +5894,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5305,6 +5905,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5314,6 +5924,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5323,6 +5935,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5351,6 +5965,8 @@ export interface operations {
             /** @description Routes, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5387,6 +6003,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5396,6 +6014,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5405,6 +6025,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5414,6 +6036,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5423,6 +6055,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5432,6 +6066,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5462,6 +6098,8 @@ export interface operations {
             /** @description The new route. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5480,6 +6118,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5489,6 +6129,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5498,6 +6140,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key`, `domain_not_verified` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5507,6 +6151,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5516,6 +6162,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5525,6 +6173,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5534,6 +6184,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5543,6 +6195,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5552,6 +6214,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5561,6 +6225,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5584,6 +6250,8 @@ export interface operations {
             /** @description The route. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5602,6 +6270,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5611,6 +6281,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5620,6 +6292,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5629,6 +6303,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5638,6 +6314,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5647,6 +6333,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,6 +6344,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5679,6 +6369,8 @@ export interface operations {
             /** @description The route was deleted. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5701,6 +6393,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5710,6 +6404,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5719,6 +6415,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5728,6 +6426,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5737,6 +6437,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5746,6 +6448,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5755,6 +6467,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5764,6 +6478,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5797,6 +6513,8 @@ export interface operations {
             /** @description The updated route. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5815,6 +6533,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5824,6 +6544,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5833,6 +6555,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key`, `domain_not_verified` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5842,6 +6566,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5851,6 +6577,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5860,6 +6588,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5869,6 +6599,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5878,6 +6610,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5887,6 +6621,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5896,6 +6640,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5905,6 +6651,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5933,6 +6681,8 @@ export interface operations {
             /** @description Suppressions, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5964,6 +6714,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5973,6 +6725,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5982,6 +6736,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5991,6 +6747,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6000,6 +6766,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6009,6 +6777,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6032,6 +6802,8 @@ export interface operations {
             /** @description The suppression. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6052,6 +6824,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6061,6 +6835,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6070,6 +6846,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6079,6 +6857,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6088,6 +6868,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6097,6 +6887,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6106,6 +6898,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6129,6 +6923,8 @@ export interface operations {
             /** @description Sends to this address are attempted again. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6151,6 +6947,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6160,6 +6958,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6169,6 +6969,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6178,6 +6980,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6187,6 +6991,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6196,6 +7010,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6205,6 +7021,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6241,6 +7059,8 @@ export interface operations {
             /** @description The counts. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6313,6 +7133,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6322,6 +7144,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6331,6 +7155,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6340,6 +7166,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +7185,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6358,6 +7196,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6386,6 +7226,8 @@ export interface operations {
             /** @description Domains, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6487,6 +7329,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6496,6 +7340,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6505,6 +7351,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6514,6 +7362,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6523,6 +7381,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6532,6 +7392,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6561,6 +7423,8 @@ export interface operations {
             /** @description The new domain and the records to publish. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6631,6 +7495,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6640,6 +7506,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6649,6 +7517,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6658,6 +7528,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6667,6 +7539,8 @@ export interface operations {
             /** @description `conflict` */
             409: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6676,6 +7550,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6685,6 +7561,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6694,6 +7572,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6703,6 +7591,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6712,6 +7602,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6735,6 +7627,8 @@ export interface operations {
             /** @description The domain. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,6 +7719,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6834,6 +7730,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6843,6 +7741,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6852,6 +7752,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6861,6 +7763,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6870,6 +7782,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6879,6 +7793,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6902,6 +7818,8 @@ export interface operations {
             /** @description The domain was deleted. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6924,6 +7842,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6933,6 +7853,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6942,6 +7864,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6951,6 +7875,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6960,6 +7886,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6969,6 +7905,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6978,6 +7916,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7001,6 +7941,8 @@ export interface operations {
             /** @description The domain, as just checked. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7091,6 +8033,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7100,6 +8044,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7109,6 +8055,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7118,6 +8066,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7127,6 +8077,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7136,6 +8096,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7145,6 +8107,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7168,6 +8132,8 @@ export interface operations {
             /** @description The domain with the new record to publish. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7269,6 +8235,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7278,6 +8246,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7287,6 +8257,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7296,6 +8268,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7305,6 +8279,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7314,6 +8298,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7323,6 +8309,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7351,6 +8339,8 @@ export interface operations {
             /** @description Endpoints, newest first, without their secrets. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7401,6 +8391,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7410,6 +8402,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,6 +8413,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7428,6 +8424,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7437,6 +8443,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7446,6 +8454,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7481,6 +8491,8 @@ export interface operations {
             /** @description The endpoint, with its secret shown this once. */
             201: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7508,6 +8520,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7517,6 +8531,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7526,6 +8542,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7535,6 +8553,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7544,6 +8564,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7553,6 +8575,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7562,6 +8586,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7571,6 +8605,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7580,6 +8616,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7603,6 +8641,8 @@ export interface operations {
             /** @description The endpoint, without its secret. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7629,6 +8669,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7638,6 +8680,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7647,6 +8691,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7656,6 +8702,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7665,6 +8713,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7674,6 +8732,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7683,6 +8743,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7706,6 +8768,8 @@ export interface operations {
             /** @description The endpoint was deleted. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7728,6 +8792,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7737,6 +8803,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7746,6 +8814,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7755,6 +8825,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7764,6 +8836,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7773,6 +8855,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7782,6 +8866,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7814,6 +8900,8 @@ export interface operations {
             /** @description The updated endpoint. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7840,6 +8928,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7849,6 +8939,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7858,6 +8950,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7867,6 +8961,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7876,6 +8972,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7885,6 +8983,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7894,6 +8994,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7903,6 +9005,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7912,6 +9024,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7921,6 +9035,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7944,6 +9060,8 @@ export interface operations {
             /** @description The endpoint, with its new secret shown this once. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7971,6 +9089,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7980,6 +9100,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7989,6 +9111,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7998,6 +9122,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8007,6 +9133,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8016,6 +9152,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8025,6 +9163,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8048,6 +9188,8 @@ export interface operations {
             /** @description The attempt. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8075,6 +9217,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8084,6 +9228,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8093,6 +9239,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8102,6 +9250,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8111,6 +9261,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8120,6 +9280,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8129,6 +9291,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8169,6 +9333,8 @@ export interface operations {
             /** @description Attempts, newest first. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8239,6 +9405,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8248,6 +9416,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8257,6 +9427,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8266,6 +9438,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8275,6 +9449,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8284,6 +9468,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8293,6 +9479,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8316,6 +9504,8 @@ export interface operations {
             /** @description The manual attempt. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8343,6 +9533,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8352,6 +9544,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8361,6 +9555,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8370,6 +9566,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8379,6 +9577,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8388,6 +9596,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8397,6 +9607,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8429,6 +9641,8 @@ export interface operations {
             /** @description Accepted: the events are marked for re-delivery. */
             202: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8446,6 +9660,8 @@ export interface operations {
             /** @description `invalid_json` */
             400: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8455,6 +9671,8 @@ export interface operations {
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8464,6 +9682,8 @@ export interface operations {
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8473,6 +9693,8 @@ export interface operations {
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8482,6 +9704,8 @@ export interface operations {
             /** @description `request_timeout` */
             408: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8491,6 +9715,8 @@ export interface operations {
             /** @description `payload_too_large` */
             413: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8500,6 +9726,8 @@ export interface operations {
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8509,6 +9737,16 @@ export interface operations {
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed per window. */
+                    "ratelimit-limit": number;
+                    /** @description Requests left in this window. */
+                    "ratelimit-remaining": number;
+                    /** @description Seconds until the window resets. */
+                    "ratelimit-reset": number;
+                    /** @description Seconds to wait before retrying. */
+                    "retry-after": number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8518,6 +9756,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8527,6 +9767,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8547,6 +9789,8 @@ export interface operations {
             /** @description Alive. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8564,6 +9808,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8573,6 +9819,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8593,6 +9841,8 @@ export interface operations {
             /** @description Ready. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8622,6 +9872,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8631,6 +9883,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8651,6 +9905,8 @@ export interface operations {
             /** @description Prometheus text exposition format. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8665,6 +9921,8 @@ export interface operations {
             /** @description `missing_api_key` */
             401: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8674,6 +9932,8 @@ export interface operations {
             /** @description `invalid_api_key` */
             403: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8683,6 +9943,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8692,6 +9954,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8712,6 +9976,8 @@ export interface operations {
             /** @description The document. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8735,6 +10001,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8744,6 +10012,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8764,6 +10034,8 @@ export interface operations {
             /** @description An HTML page. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8774,6 +10046,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8783,6 +10057,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8803,19 +10079,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file. */
+            /** @description The file: a script or a stylesheet. */
             200: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
                     /** @example .swagger-ui{…} */
                     "text/javascript": string;
+                    /** @example .swagger-ui{…} */
+                    "text/css": string;
                 };
             };
             /** @description `not_found` */
             404: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8825,6 +10107,8 @@ export interface operations {
             /** @description `validation_error` */
             422: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8834,6 +10118,8 @@ export interface operations {
             /** @description `internal_server_error` */
             500: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8843,6 +10129,8 @@ export interface operations {
             /** @description `service_unavailable` */
             503: {
                 headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {

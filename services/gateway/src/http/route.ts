@@ -71,6 +71,8 @@ export interface RouteDefinition<
     schema: z.ZodType;
     /** Defaults to application/json; a handler for another type writes the response itself. */
     contentType?: string;
+    /** Other types the handler may answer with, documented with the same schema. */
+    otherContentTypes?: readonly string[];
   };
   /**
    * Errors the handler itself may answer with, for the OpenAPI document. Those implied by the

@@ -26,6 +26,22 @@ function securityFor(access: Access): Record<string, string[]>[] {
   return [{ apiToken: [] }, session];
 }
 
+/** On every answer (DESIGN §4), also in the logs. */
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': { description: "This request's id, also in the gateway's logs: quote it when reporting a problem.", required: true, schema: { type: 'string' as const } },
+};
+
+const integerHeader = (description: string) => ({ description, required: true, schema: { type: 'integer' as const, minimum: 0 } });
+
+/** What a 429 says about the limit (DESIGN §4 "Errors"). */
+const RATE_LIMIT_HEADERS = {
+  ...REQUEST_ID_HEADER,
+  'ratelimit-limit': integerHeader('Requests allowed per window.'),
+  'ratelimit-remaining': integerHeader('Requests left in this window.'),
+  'ratelimit-reset': integerHeader('Seconds until the window resets.'),
+  'retry-after': integerHeader('Seconds to wait before retrying.'),
+};
+
 function errorResponses(names: readonly ErrorName[]) {
   const byStatus = new Map<number, ErrorName[]>();
   for (const name of [...names, 'internal_server_error', 'service_unavailable'] as ErrorName[]) {
@@ -35,7 +51,11 @@ function errorResponses(names: readonly ErrorName[]) {
   return Object.fromEntries(
     [...byStatus].map(([status, group]) => [
       String(status),
-      { description: group.map((n) => `\`${n}\``).join(', '), content: { 'application/json': { schema: errorSchema } } },
+      {
+        description: group.map((n) => `\`${n}\``).join(', '),
+        headers: status === 429 ? RATE_LIMIT_HEADERS : REQUEST_ID_HEADER,
+        content: { 'application/json': { schema: errorSchema } },
+      },
     ]),
   );
 }
@@ -71,7 +91,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
   registerWebhookDeliveries(registry);
 
   for (const route of routes) {
-    const contentType = route.success.contentType ?? 'application/json';
+    const contentTypes = [route.success.contentType ?? 'application/json', ...(route.success.otherContentTypes ?? [])];
     const example = OPERATION_EXAMPLES[route.operationId];
     registry.registerPath({
       method: route.method,
@@ -89,7 +109,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], serverUrl: str
       responses: {
         [String(route.success.status)]: {
           description: route.success.description,
-          content: { [contentType]: { schema: route.success.schema, example: example?.response } },
+          headers: REQUEST_ID_HEADER,
+          content: Object.fromEntries(contentTypes.map((type) => [type, { schema: route.success.schema, example: example?.response }])),
         },
         ...errorResponses(routeErrors(route)),
       },

@@ -48,7 +48,7 @@ export function docsRoutes(getDocument: () => OpenApiDocument) {
       tag: 'Operations',
       access: { kind: 'public' },
       params: z.object({ asset: z.string().min(1).max(64) }),
-      success: { status: 200, description: 'The file.', schema: z.string(), contentType: 'text/javascript' },
+      success: { status: 200, description: 'The file: a script or a stylesheet.', schema: z.string(), contentType: 'text/javascript', otherContentTypes: ['text/css'] },
       errors: ['not_found'],
       async handler({ params, res }) {
         const asset = assets(params.asset);

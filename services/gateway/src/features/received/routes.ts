@@ -79,7 +79,13 @@ export const receivedRoutes = [
     tag: 'Received emails',
     access: { kind: 'project' },
     params: z.object({ id: z.string().min(1).max(64), attachmentId: z.string().min(1).max(64) }),
-    success: { status: 200, description: "The attachment's bytes.", schema: z.string().meta({ format: 'binary' }), contentType: 'application/octet-stream' },
+    // Served with the attachment's own type, as the README says: any type (`*/*`), not one.
+    success: {
+      status: 200,
+      description: "The attachment's bytes, with its own content type (`application/octet-stream` when it has no valid one).",
+      schema: z.string().meta({ format: 'binary' }),
+      contentType: '*/*',
+    },
     errors: ['not_found'],
     async handler({ params, auth, ctx, res }) {
       const attachment = await getReceivedAttachment(ctx.pool, scopedProjectId(auth), params.id, params.attachmentId);
