@@ -70,4 +70,81 @@ describe('EngagementBuffer', () => {
     await buffer.flush();
     expect(written).toEqual(hits(5).map((h) => h.recipientId));
   });
+
+  test('when a write fails, then the retry carries the same event ids and says it is a retry; a write that succeeds ends that', async () => {
+    const tries: { ids: (string | undefined)[]; retry: boolean }[] = [];
+    let fail = true;
+    const buffer = new EngagementBuffer({
+      logger,
+      flushIntervalMs: 3_600_000,
+      writeAt: 1_000,
+      write: async (batch, retry) => {
+        tries.push({ ids: batch.map((h) => h.eventId), retry });
+        if (fail) throw new Error('Connection terminated unexpectedly');
+      },
+    });
+    for (const hit of hits(3)) buffer.add(hit);
+    await buffer.flush();
+    fail = false;
+    await buffer.flush();
+    for (const hit of hits(2, 3)) buffer.add(hit);
+    await buffer.flush();
+    expect(tries.map((t) => [t.ids.length, t.retry])).toEqual([[3, false], [3, true], [2, false]]);
+    expect(tries[1]?.ids).toEqual(tries[0]?.ids);
+    expect(new Set(tries.flatMap((t) => t.ids)).size).toBe(5);
+    expect(tries.flatMap((t) => t.ids).every((id) => id?.startsWith('evt_'))).toBe(true);
+  });
+
+  test('when writes fail with more than writeAt hits waiting, then new hits do not start a write each: the next try waits for the timer', async () => {
+    let writes = 0;
+    const buffer = new EngagementBuffer({
+      logger,
+      flushIntervalMs: 3_600_000,
+      writeAt: 5,
+      write: async () => {
+        writes += 1;
+        throw new Error('PostgreSQL is down');
+      },
+    });
+    for (const hit of hits(5)) buffer.add(hit);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toBe(1);
+    for (const hit of hits(100, 5)) {
+      buffer.add(hit);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(writes).toBe(1);
+    expect(buffer.size).toBe(105);
+    // The timer's tick tries again.
+    await buffer.flush();
+    expect(writes).toBe(2);
+  });
+
+  test('when more hits arrive than maxBuffered while writes fail, then the oldest are dropped and counted, a hundredth of the bound at a time, and the newest kept', async () => {
+    const drops: number[] = [];
+    let fail = true;
+    const written: string[] = [];
+    const buffer = new EngagementBuffer({
+      logger,
+      flushIntervalMs: 3_600_000,
+      writeAt: 1_000_000,
+      maxBatch: 1_000_000,
+      maxBuffered: 10_000,
+      onDropped: (count) => drops.push(count),
+      write: async (batch) => {
+        if (fail) throw new Error('PostgreSQL is down');
+        written.push(...batch.map((h) => h.recipientId));
+      },
+    });
+    for (const hit of hits(15_000)) buffer.add(hit);
+    const kept = buffer.size;
+    expect(kept).toBeLessThanOrEqual(10_000);
+    expect(kept).toBeGreaterThanOrEqual(9_900);
+    expect(drops.reduce((a, b) => a + b, 0)).toBe(15_000 - kept);
+    // Each drop moves every hit kept: 5,000 hits beyond the bound cost 50 of them, not 5,000.
+    expect(drops).toHaveLength(50);
+    fail = false;
+    await buffer.flush();
+    expect(written).toEqual(hits(kept, 15_000 - kept).map((h) => h.recipientId));
+  });
 });

@@ -1,9 +1,13 @@
-import type { Logger } from '@mailroom/core';
+import { type Logger, newId } from '@mailroom/core';
 import type { EngagementHit } from '@mailroom/db';
 
 export interface EngagementBufferOptions {
-  /** Writes one batch, durably; a rejection keeps the batch for the next try. */
-  write(hits: EngagementHit[]): Promise<void>;
+  /**
+   * Writes one batch, durably; a rejection keeps the batch for the next try. Each hit has its
+   * `eventId`, the same on every try; `retry` says some of the hits were in a write that failed,
+   * which may have committed all the same (its reply lost), so those already recorded must be skipped.
+   */
+  write(hits: EngagementHit[], retry: boolean): Promise<void>;
   logger: Logger;
   /** How long a hit waits at most before its batch is written, in ms (default 1000). */
   flushIntervalMs?: number;
@@ -19,7 +23,10 @@ export interface EngagementBufferOptions {
   writeAt?: number;
   /** The largest batch one write takes (default 5,000). */
   maxBatch?: number;
-  /** Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and counted (default 200,000). */
+  /**
+   * Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and
+   * counted, a hundredth of the bound at a time (default 200,000).
+   */
   maxBuffered?: number;
   /** Told how many hits were dropped for lack of room. */
   onDropped?(count: number): void;
@@ -29,6 +36,9 @@ const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
 const DEFAULT_WRITE_AT = 2_000;
 const DEFAULT_MAX_BATCH = 5_000;
 const DEFAULT_MAX_BUFFERED = 200_000;
+// Dropping the oldest hits moves every hit kept (at 200,000, about 1 ms of the event loop), so
+// at the bound they are dropped this fraction of it at a time, not one per request.
+const DROP_DIVISOR = 100;
 // While stopping, a failing write is retried this often, in ms, until the stop deadline.
 const STOP_RETRY_MS = 200;
 
@@ -41,6 +51,11 @@ const STOP_RETRY_MS = 200;
  */
 export class EngagementBuffer {
   private hits: EngagementHit[] = [];
+  // How many hits at the front were in a write that failed: the next write is a retry.
+  private retrying = 0;
+  // The last write failed: the next try waits for the timer, not for the next hit (PostgreSQL
+  // down would otherwise be tried, and logged, once per request).
+  private failing = false;
   private writing: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly flushIntervalMs: number;
@@ -67,11 +82,13 @@ export class EngagementBuffer {
   add(hit: EngagementHit): void {
     this.hits.push(hit);
     if (this.hits.length > this.maxBuffered) {
-      const dropped = this.hits.length - this.maxBuffered;
+      const dropped = Math.min(this.hits.length, Math.max(this.hits.length - this.maxBuffered, Math.ceil(this.maxBuffered / DROP_DIVISOR)));
       this.hits.splice(0, dropped);
+      this.retrying = Math.max(0, this.retrying - dropped);
       this.options.onDropped?.(dropped);
+      this.options.logger.warn({ dropped, waiting: this.hits.length }, 'engagement buffer full; oldest events dropped');
     }
-    if (this.hits.length >= this.writeAt && this.writing === null) void this.flush();
+    if (this.hits.length >= this.writeAt && this.writing === null && !this.failing) void this.flush();
   }
 
   /** Writes what waits, batch by batch; resolves when the write in progress (and any it started) is done. Never rejects. */
@@ -102,10 +119,17 @@ export class EngagementBuffer {
   private async drain(): Promise<void> {
     while (this.hits.length > 0) {
       const batch = this.hits.splice(0, this.maxBatch);
+      // Given here, off the request path, and kept across tries: the idempotency key of each hit.
+      for (const hit of batch) hit.eventId ??= newId('event');
+      const retry = this.retrying > 0;
       try {
-        await this.options.write(batch);
+        await this.options.write(batch, retry);
+        this.retrying = 0;
+        this.failing = false;
       } catch (err) {
         this.hits.unshift(...batch);
+        this.retrying = batch.length;
+        this.failing = true;
         this.options.logger.warn({ err, waiting: this.hits.length }, 'engagement batch not written; retrying');
         return;
       }

@@ -21,6 +21,7 @@ import { BotRules } from './bot-rules';
 import { EngagementBuffer } from './engagement-buffer';
 import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
 import { Lru } from './lru';
+import { OutboxNotices } from './outbox-notices';
 import { VerifiedTokens } from './verified-tokens';
 
 export interface TrackingOptions {
@@ -88,13 +89,13 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   // Recipients' first deliveries, which click judging needs and which never move once recorded.
   const deliveries = new Lru<string, Date>(DELIVERIES_CACHED);
 
-  const write = async (hits: EngagementHit[]) => {
-    const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null, deliveries });
+  const notices = new OutboxNotices({ notify: () => eventQueue.notify(), logger: logger.child({ component: 'notices' }) });
+  const write = async (hits: EngagementHit[], retry: boolean) => {
+    const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null, deliveries, retry });
     written.inc(result.appended);
     if (result.dropped > 0) dropped.inc({ reason: 'email_deleted' }, result.dropped);
-    if (result.appended > 0) {
-      await eventQueue.notify().catch((err: unknown) => logger.warn({ err }, 'events queue not notified; the outbox reconciler will catch up'));
-    }
+    // Committed: the wake-up is sent without holding the next batch back.
+    if (result.appended > 0) notices.owe();
   };
   const buffer = new EngagementBuffer({
     write,
@@ -145,6 +146,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     throw err;
   }
   buffer.start();
+  notices.start();
   const { port } = server.address() as AddressInfo;
   logger.info({ port, base: config.trackingBaseUrl }, 'tracking started');
 
@@ -161,6 +163,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
       server.closeIdleConnections();
       await closed;
       await buffer.stop(STOP_FLUSH_DEADLINE_MS);
+      await notices.stop();
       await eventQueue.close();
       await backends.close();
       logger.info('tracking stopped');

@@ -14,6 +14,11 @@ export interface EngagementHit {
   /** The verdict the request alone gives (user agent, network): a proxy, prefetcher or scanner. */
   isBot: boolean;
   at: Date;
+  /**
+   * The id (evt_…) its event is appended with, given before the first write and kept for every
+   * retry, so a retry after a commit whose reply was lost finds it already recorded (`retry`).
+   */
+  eventId?: string;
 }
 
 /** What the database knows that a click's timing is judged against. */
@@ -33,6 +38,12 @@ export interface RecordEngagementOptions {
    * once instead of on every batch of its clicks.
    */
   deliveries?: { get(key: string): Date | undefined; set(key: string, at: Date): void };
+  /**
+   * The hits (or some) were in a write that failed, which may have committed all the same (the
+   * connection lost before COMMIT's reply): those whose `eventId` is already in the outbox are
+   * left out, so a retried batch is recorded once. One lookup per batch, on retries only.
+   */
+  retry?: boolean;
 }
 
 /** The key of a recipient's first delivery in `RecordEngagementOptions.deliveries`. */
@@ -67,15 +78,19 @@ interface EmailRow {
  * `firstOpenedAt` count the events of people (is_bot false), and each email's `lastEvent`
  * moves; no status ever changes (the spec's rule). The emails are locked in id order, as the
  * outcome writer locks them, so a concurrent outcome and open leave the newest event as
- * lastEvent. Hits for a deleted email are dropped.
+ * lastEvent. Hits for a deleted email are dropped. A hit's `eventId` is its event's id, so a
+ * batch retried after a commit whose reply was lost (`retry`) is recorded once.
  */
 export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[], options: RecordEngagementOptions = {}): Promise<EngagementResult> {
   if (hits.length === 0) return { appended: 0, dropped: 0 };
   const emailIds = [...new Set(hits.map((h) => h.emailId))].sort();
   return inTransaction(pool, async (client) => {
     const emails = await lockEmails(client, emailIds);
+    // After the locks: a failed write still running in PostgreSQL (it held them) has ended, committed or not.
+    const recorded = options.retry ? await recordedEvents(client, hits) : null;
     const addresses = await recipientAddresses(client, [...new Set(hits.map((h) => h.recipientId))]);
-    const known = hits.filter((h) => emails.has(h.emailId) && addresses.get(h.recipientId)?.emailId === h.emailId);
+    const fresh = recorded ? hits.filter((h) => h.eventId === undefined || !recorded.has(h.eventId)) : hits;
+    const known = fresh.filter((h) => emails.has(h.emailId) && addresses.get(h.recipientId)?.emailId === h.emailId);
     const judged = options.judgeClick ? await judgeClicks(client, known, addresses, options.judgeClick, options.deliveries) : known;
     // Straight to the one append path, each event's data written as JSON text: the fields every
     // event about an email carries are serialized once per recipient, not once per event.
@@ -89,6 +104,7 @@ export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[
         shared.set(hit.recipientId, head);
       }
       return {
+        id: hit.eventId,
         projectId: email.projectId,
         subject: { kind: 'email', emailId: email.id, recipient },
         type: hit.kind === 'open' ? 'email.opened' : 'email.clicked',
@@ -107,8 +123,16 @@ export async function recordEngagement(pool: Pool, hits: readonly EngagementHit[
         values: [[...new Set(judged.map((h) => h.emailId))]],
       });
     }
-    return { appended: events.length, dropped: hits.length - known.length };
+    return { appended: events.length, dropped: fresh.length - known.length };
   });
+}
+
+/** The `eventId`s of the hits already in the outbox: written by an earlier try whose commit went through. */
+async function recordedEvents(client: PoolClient, hits: readonly EngagementHit[]): Promise<Set<string>> {
+  const ids = hits.flatMap((h) => (h.eventId === undefined ? [] : [h.eventId]));
+  if (ids.length === 0) return new Set();
+  const { rows } = await client.query<{ id: string }>({ name: 'mailroom-engagement-recorded', text: 'SELECT id FROM email_events WHERE id = ANY($1::text[])', values: [ids] });
+  return new Set(rows.map((r) => r.id));
 }
 
 /** The event's `open` or `click` member (DESIGN §5) as JSON: `"open":{…}` or `"click":{"link":…, …}`. */

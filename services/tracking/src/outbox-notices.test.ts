@@ -1,0 +1,66 @@
+import { createLogger } from '@mailroom/core';
+import { OutboxNotices } from './outbox-notices';
+
+const logger = createLogger({ service: 'test', level: 'silent', pretty: false });
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('OutboxNotices', () => {
+  test('when Redis does not answer, then owe() returns at once, one notice is in flight, and one more is sent for what was committed meanwhile', async () => {
+    const pending: (() => void)[] = [];
+    const notices = new OutboxNotices({ logger, retryMs: 3_600_000, notify: () => new Promise<void>((resolve) => pending.push(resolve)) });
+    notices.owe();
+    notices.owe();
+    notices.owe();
+    expect(pending).toHaveLength(1);
+    pending[0]?.();
+    await tick();
+    expect(pending).toHaveLength(2);
+    pending[1]?.();
+    await tick();
+    expect(pending).toHaveLength(2);
+    await notices.stop();
+  });
+
+  test('when a notice fails, then it stays owed and is sent on the next retry, and stop() sends one still owed', async () => {
+    let calls = 0;
+    let fail = true;
+    const notices = new OutboxNotices({
+      logger,
+      retryMs: 5,
+      notify: async () => {
+        calls += 1;
+        if (fail) throw new Error('Connection is closed.');
+      },
+    });
+    notices.start();
+    notices.owe();
+    await tick();
+    expect(calls).toBe(1);
+    while (calls < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    fail = false;
+    const before = calls;
+    while (calls === before) await new Promise((resolve) => setTimeout(resolve, 5));
+    const settled = calls;
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // Once taken, nothing more is owed.
+    expect(calls).toBe(settled);
+    await notices.stop();
+    expect(calls).toBe(settled);
+
+    fail = true;
+    const failing = new OutboxNotices({
+      logger,
+      retryMs: 3_600_000,
+      notify: async () => {
+        calls += 1;
+        if (fail) throw new Error('Connection is closed.');
+      },
+    });
+    failing.owe();
+    await tick();
+    fail = false;
+    const beforeStop = calls;
+    await failing.stop();
+    expect(calls).toBe(beforeStop + 1);
+  });
+});

@@ -1,0 +1,146 @@
+import { once } from 'node:events';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { loadConfig } from '@mailroom/core';
+import { createPool, type Pool } from '@mailroom/db';
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { testEnv } from '../../../test/support/gateway';
+import { until } from '../../../test/support/until';
+import { startTracking, type RunningTracking } from '../src';
+import { get, insertTrackedEmail, tokens } from './support';
+
+/**
+ * A TCP proxy in front of PostgreSQL that, while armed, lets a transaction's COMMIT through and
+ * then cuts the connection as the reply starts back: the transaction committed, the client
+ * only sees its connection lost.
+ */
+class CommitReplyDropper {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  armed = 0;
+  dropped = 0;
+  port = 0;
+
+  async start(): Promise<this> {
+    const server = createServer((client) => {
+      const upstream = createConnection({ host: '127.0.0.1', port: 5432 });
+      let committing = false;
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s)).on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.on('data', (chunk: Buffer) => {
+        if (this.armed > 0 && chunk.includes('COMMIT\0')) {
+          this.armed -= 1;
+          committing = true;
+        }
+        upstream.write(chunk);
+      });
+      upstream.on('data', (chunk: Buffer) => {
+        if (!committing) return void client.write(chunk);
+        this.dropped += 1;
+        client.destroy();
+        upstream.destroy();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+describe('the tracking service when PostgreSQL connections are lost', () => {
+  let database: TestDatabase;
+  let pool: Pool;
+  let tracking: RunningTracking | null = null;
+  beforeAll(async () => {
+    database = await createTestDatabase('trkpgkill');
+    pool = createPool(database.url, 3);
+  });
+  afterAll(async () => {
+    await tracking?.stop();
+    await pool.end();
+    await database.drop();
+  });
+
+  const counts = async (emailId: string) =>
+    (await pool.query<{ events: number; opens: number }>({
+      text: `SELECT (SELECT count(*)::int FROM email_events WHERE email_id = $1 AND type = 'email.opened') AS events,
+                    (SELECT sum(opens)::int FROM email_recipients WHERE email_id = $1) AS opens`,
+      values: [emailId],
+    })).rows[0];
+
+  test('when a batch commits but the reply to its COMMIT is lost, then the retry records nothing twice: one event and one count per open answered', async () => {
+    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Lost reply');
+    const dropper = await new CommitReplyDropper().start();
+    const viaProxy = { ...database, url: database.url.replace(':5432/', `:${dropper.port}/`) };
+    tracking = await startTracking(loadConfig(testEnv(viaProxy, { TRACKING_PORT: '0' })), { host: '127.0.0.1', flushIntervalMs: 3_600_000 });
+    const url = `${tracking.url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
+    try {
+      const statuses = await Promise.all(Array.from({ length: 30 }, () => get(url)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+      dropper.armed = 1;
+      await tracking.buffer.flush();
+      expect(dropper.dropped).toBe(1);
+      expect(tracking.buffer.size).toBe(30);
+      // The batch is in PostgreSQL, though the service could not know.
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+      await tracking.buffer.flush();
+      expect(tracking.buffer.size).toBe(0);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+    } finally {
+      await tracking.stop();
+      tracking = null;
+      await dropper.stop();
+    }
+  });
+
+  test('when every connection of the database is terminated again and again while opens flow, then each open answered is written exactly once', async () => {
+    const emails = await Promise.all(Array.from({ length: 4 }, (_, i) => insertTrackedEmail(pool, `Killed ${i}`)));
+    tracking = await startTracking(loadConfig(testEnv(database, { TRACKING_PORT: '0' })), { host: '127.0.0.1', flushIntervalMs: 20, writeAt: 10 });
+    const urls = emails.map(({ emailId, recipientId }) => `${(tracking as RunningTracking).url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`);
+    const killer = new Client({ connectionString: database.url });
+    await killer.connect();
+    let kills = 0;
+    let killing = true;
+    // Only this test's database, never another's; the killer's own connection is spared.
+    const killLoop = (async () => {
+      while (killing) {
+        const { rowCount } = await killer.query({
+          text: 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          values: [database.name],
+        });
+        kills += rowCount ?? 0;
+        await new Promise((resolve) => setTimeout(resolve, 37));
+      }
+    })();
+    const answered = new Map<string, number>(emails.map((e) => [e.emailId, 0]));
+    for (let round = 0; round < 60; round++) {
+      const statuses = await Promise.all(urls.flatMap((url, i) => Array.from({ length: 5 }, async () => [i, await get(url)] as const)));
+      for (const [i, status] of statuses) if (status === 200) answered.set(emails[i]?.emailId as string, (answered.get(emails[i]?.emailId as string) ?? 0) + 1);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    killing = false;
+    await killLoop;
+    await killer.end();
+    expect(kills).toBeGreaterThan(10);
+    expect([...answered.values()].reduce((a, b) => a + b, 0)).toBe(1_200);
+    await until(async () => (tracking as RunningTracking).buffer.size === 0, 20_000, 'the buffer to drain');
+    await tracking.stop();
+    tracking = null;
+    for (const { emailId } of emails) expect(await counts(emailId)).toEqual({ events: answered.get(emailId), opens: answered.get(emailId) });
+  }, 90_000);
+});
