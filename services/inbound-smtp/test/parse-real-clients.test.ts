@@ -1,12 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRedis, EventQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { DnsServer } from '../../../test/support/dns-server';
-import { processReceivedEmails } from '../src/processing';
-import { insertProject, insertReceived, quietLogger, readReceived, type StoredReceived } from './processing-support';
+import { corpusMessages, type ProcessingRig, readReceived, startProcessingRig, type StoredReceived } from './processing-support';
 
 const CORPUS = join(__dirname, 'parse-corpus-clients');
 type Expected = Partial<Omit<StoredReceived, 'attachments'>> & { attachments?: Omit<StoredReceived['attachments'][number], 'content'>[] };
@@ -43,40 +36,21 @@ const EXPECTED: Record<string, Expected> = {
 };
 
 describe('parsing mail as real clients write it', () => {
-  let database: TestDatabase;
-  let pool: Pool;
-  let dns: DnsServer;
-  const redis = createRedis('redis://127.0.0.1:6379', 'worker');
-  const eventQueue = new EventQueue(redis, `mrtest-${randomBytes(4).toString('hex')}`);
-  const ids = new Map<string, string>();
+  let rig: ProcessingRig;
+  let ids: Map<string, string>;
 
   beforeAll(async () => {
-    database = await createTestDatabase('parseclients');
-    pool = createPool(database.url, 4);
-    // An empty zone answers NXDOMAIN at once: authentication finishes fast with "none".
-    dns = await new DnsServer().start();
-    const projectId = await insertProject(pool);
-    for (const file of readdirSync(CORPUS).filter((f) => f.endsWith('.eml'))) {
-      ids.set(file.replace(/\.eml$/, ''), await insertReceived(pool, { raw: readFileSync(join(CORPUS, file)), projectId }));
-    }
-    const summary = await processReceivedEmails({ pool, eventQueue, logger: quietLogger(), mta: 'mx.acme.test', dnsServers: [dns.address] }, [...ids.values()]);
-    expect(summary.failed).toEqual([]);
+    rig = await startProcessingRig('parseclients');
+    ids = await rig.process(corpusMessages(CORPUS));
   }, 60_000);
-
-  afterAll(async () => {
-    await eventQueue.close();
-    redis.disconnect();
-    await dns.stop();
-    await pool.end();
-    await database.drop();
-  });
+  afterAll(() => rig.close());
 
   test('every corpus message has expectations', () => {
     expect([...ids.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
   test.each(Object.entries(EXPECTED))('when %s is received, then it is stored parsed field by field', async (name, expected) => {
-    const stored = await readReceived(pool, ids.get(name) as string);
+    const stored = await readReceived(rig.pool, ids.get(name) as string);
     expect(stored.processingError).toBeNull();
     const { attachments, ...fields } = expected;
     expect(stored).toMatchObject(fields);
@@ -84,7 +58,7 @@ describe('parsing mail as real clients write it', () => {
   });
 
   test('when a forward is an inline message/rfc822, then the attachment holds the forwarded message exactly', async () => {
-    const stored = await readReceived(pool, ids.get('01-forward-inline-rfc822') as string);
+    const stored = await readReceived(rig.pool, ids.get('01-forward-inline-rfc822') as string);
     const content = stored.attachments[0]?.content.toString('utf8') ?? '';
     expect(content.startsWith('From: Bob <bob@acme.test>\r\n')).toBe(true);
     expect(content).toContain('<p>INNER HTML</p>\r\n');
@@ -92,7 +66,7 @@ describe('parsing mail as real clients write it', () => {
   });
 
   test('when addresses carry comments, then email.received names the addresses without them', async () => {
-    const { rows } = await pool.query<{ data: { from: unknown; to: unknown } }>({
+    const { rows } = await rig.pool.query<{ data: { from: unknown; to: unknown } }>({
       text: `SELECT data FROM email_events WHERE received_email_id = $1 AND type = 'email.received'`,
       values: [ids.get('02-rfc5322-a5-comments')],
     });

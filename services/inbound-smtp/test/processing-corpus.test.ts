@@ -1,12 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRedis, EventQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { DnsServer } from '../../../test/support/dns-server';
-import { processReceivedEmails } from '../src/processing';
-import { insertProject, insertReceived, quietLogger, readReceived, type StoredReceived } from './processing-support';
+import { corpusMessages, type ProcessingRig, readReceived, startProcessingRig, type StoredReceived } from './processing-support';
 
 const CORPUS = join(__dirname, 'corpus');
 const ada = { address: 'ada@sender.test', name: 'Ada Lovelace' };
@@ -204,23 +198,12 @@ const EXPECTED: Record<string, Expected> = {
 const BIG_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 
 describe('parsing the corpus', () => {
-  let database: TestDatabase;
-  let pool: Pool;
-  let dns: DnsServer;
-  const redis = createRedis('redis://127.0.0.1:6379', 'worker');
-  const eventQueue = new EventQueue(redis, `mrtest-${randomBytes(4).toString('hex')}`);
-  const ids = new Map<string, string>();
+  let rig: ProcessingRig;
+  let ids: Map<string, string>;
   let big: { id: string; content: Buffer };
 
   beforeAll(async () => {
-    database = await createTestDatabase('corpus');
-    pool = createPool(database.url, 4);
-    // An empty zone answers NXDOMAIN at once: authentication finishes fast with "none".
-    dns = await new DnsServer().start();
-    const projectId = await insertProject(pool);
-    for (const file of readdirSync(CORPUS).filter((f) => f.endsWith('.eml'))) {
-      ids.set(file.replace(/\.eml$/, ''), await insertReceived(pool, { raw: readFileSync(join(CORPUS, file)), projectId }));
-    }
+    rig = await startProcessingRig('corpus');
     const content = randomBytes(BIG_ATTACHMENT_BYTES);
     const raw = Buffer.concat([
       Buffer.from(
@@ -231,18 +214,12 @@ describe('parsing the corpus', () => {
       Buffer.from(content.toString('base64').replace(/.{76}/g, '$&\r\n')),
       Buffer.from('\r\n--big--\r\n'),
     ]);
-    big = { id: await insertReceived(pool, { raw, projectId }), content };
-    const summary = await processReceivedEmails({ pool, eventQueue, logger: quietLogger(), mta: 'mx.acme.test', dnsServers: [dns.address] }, [...ids.values(), big.id]);
-    expect(summary.failed).toEqual([]);
+    const stored = await rig.process([...corpusMessages(CORPUS), ['big', raw]]);
+    big = { id: stored.get('big') as string, content };
+    stored.delete('big');
+    ids = stored;
   }, 120_000);
-
-  afterAll(async () => {
-    await eventQueue.close();
-    redis.disconnect();
-    await dns.stop();
-    await pool.end();
-    await database.drop();
-  });
+  afterAll(() => rig.close());
 
   test('the corpus holds at least 40 messages, each with expectations', () => {
     expect(ids.size).toBeGreaterThanOrEqual(40);
@@ -250,7 +227,7 @@ describe('parsing the corpus', () => {
   });
 
   test.each(Object.entries(EXPECTED))('when %s is received, then it is stored parsed field by field', async (name, expected) => {
-    const stored = await readReceived(pool, ids.get(name) as string);
+    const stored = await readReceived(rig.pool, ids.get(name) as string);
     expect(stored.processed).toBe(true);
     expect(stored.processingError).toBeNull();
     const { attachments, ...fields } = expected;
@@ -266,7 +243,7 @@ describe('parsing the corpus', () => {
   });
 
   test('when a message carries a 20 MB attachment, then its exact bytes are stored', async () => {
-    const stored = await readReceived(pool, big.id);
+    const stored = await readReceived(rig.pool, big.id);
     expect(stored.text).toBe('see the archive');
     expect(stored.attachments).toHaveLength(1);
     const [attachment] = stored.attachments;

@@ -1,5 +1,11 @@
-import { createLogger, newId, newIdAt } from '@mailroom/core';
-import type { Pool, Queryable } from '@mailroom/db';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createLogger, createRedis, EventQueue, newId, newIdAt } from '@mailroom/core';
+import { createPool, type Pool, type Queryable } from '@mailroom/db';
+import { createTestDatabase } from '../../../test/support/databases';
+import { DnsServer } from '../../../test/support/dns-server';
+import { processReceivedEmails } from '../src/processing';
 
 /** A logger that says nothing unless a test run asks for it. */
 export const quietLogger = () => createLogger({ service: 'inbound-test', level: process.env.TEST_LOG_LEVEL ?? 'silent', pretty: false });
@@ -104,4 +110,52 @@ export async function readReceived(db: Queryable, id: string): Promise<StoredRec
     authentication: row.authentication,
     attachments: attachments.rows,
   };
+}
+
+/**
+ * What parsing stored messages end to end needs: a database of its own with a project, a DNS
+ * server whose empty zone answers NXDOMAIN at once (authentication finishes fast with "none"),
+ * and an events queue of its own. `process` stores each message as the MX would and runs the
+ * processing over all of them.
+ */
+export interface ProcessingRig {
+  pool: Pool;
+  projectId: string;
+  /** Stores the messages, processes them, and gives their ids by name; every one must be processed. */
+  process(messages: Iterable<readonly [string, Buffer]>): Promise<Map<string, string>>;
+  close(): Promise<void>;
+}
+
+export async function startProcessingRig(label: string): Promise<ProcessingRig> {
+  const database = await createTestDatabase(label);
+  const pool = createPool(database.url, 4);
+  const dns = await new DnsServer().start();
+  const redis = createRedis('redis://127.0.0.1:6379', 'worker');
+  const eventQueue = new EventQueue(redis, `mrtest-${randomBytes(4).toString('hex')}`);
+  const projectId = await insertProject(pool);
+  return {
+    pool,
+    projectId,
+    async process(messages) {
+      const ids = new Map<string, string>();
+      for (const [name, raw] of messages) ids.set(name, await insertReceived(pool, { raw, projectId }));
+      const summary = await processReceivedEmails({ pool, eventQueue, logger: quietLogger(), mta: 'mx.acme.test', dnsServers: [dns.address] }, [...ids.values()]);
+      if (summary.failed.length > 0) throw new Error(`not processed: ${summary.failed.join(', ')}`);
+      return ids;
+    },
+    async close() {
+      await eventQueue.close();
+      redis.disconnect();
+      await dns.stop();
+      await pool.end();
+      await database.drop();
+    },
+  };
+}
+
+/** The `.eml` files of a corpus folder, by name without the extension. */
+export function corpusMessages(folder: string): [string, Buffer][] {
+  return readdirSync(folder)
+    .filter((f) => f.endsWith('.eml'))
+    .map((f) => [f.replace(/\.eml$/, ''), readFileSync(join(folder, f))]);
 }

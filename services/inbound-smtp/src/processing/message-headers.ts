@@ -1,5 +1,6 @@
 /// <reference path="./untyped-modules.d.ts" />
 import libmime from 'libmime';
+import { withKnownCharsets } from './charset-labels';
 import { parseRfc5322Date } from './date-header';
 
 /** One header as DESIGN §7 lists them: in message order, duplicates kept. */
@@ -34,10 +35,13 @@ export function firstHeader(headers: readonly HeaderField[], name: string): stri
   return headers.find((h) => h.name.toLowerCase() === wanted)?.value;
 }
 
-/** RFC 2047 decoding that keeps the text as it was when a charset is unknown or a word is broken. */
+/**
+ * RFC 2047 decoding that keeps the text as it was when libmime fails on it, and reads charset
+ * labels libmime does not know as charset-labels says (libmime would read them as UTF-8).
+ */
 export function decodeWordsSafely(value: string): string {
   try {
-    return libmime.decodeWords(value);
+    return libmime.decodeWords(withKnownCharsets(value));
   } catch {
     return value;
   }

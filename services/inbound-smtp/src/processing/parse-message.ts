@@ -1,6 +1,7 @@
 import type { ReceivedAddress, ParsedAttachment, ReceivedContent } from '@mailroom/db';
 import type { AddressObject, EmailAddress, HeaderLines, Headers } from 'mailparser';
 import { hasComment, withoutAddressComments } from './address-comments';
+import { hasRelabelledWord, withKnownCharsets } from './charset-labels';
 import {
   decodeHeaderLines,
   decodeWordsSafely,
@@ -68,14 +69,16 @@ function withoutByteOrderMark(raw: Buffer): Buffer {
 const ADDRESS_FIELDS = new Set(['from', 'to', 'cc', 'reply-to']);
 
 /**
- * The message with its address fields parsed again without their comments when any has one
- * (see withoutAddressComments): mailparser reads the rewritten fields, groups and encoded words
- * included, and the headers list keeps them as written.
+ * The message with its address fields parsed again when any has a comment (taken out, see
+ * withoutAddressComments) or an encoded word in a charset mailparser knows by another name (see
+ * withKnownCharsets): mailparser reads the rewritten fields, groups and encoded words included,
+ * and the headers list keeps them as written.
  */
 async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
   const fields = addressFields(mime.headerLines);
-  if (!fields.some((f) => hasComment(f.value))) return mime;
-  const block = fields.map((f) => `${f.name}: ${withoutAddressComments(f.value)}\r\n`).join('');
+  if (!fields.some((f) => hasComment(f.value) || hasRelabelledWord(f.value))) return mime;
+  const rewrite = (value: string) => withKnownCharsets(hasComment(value) ? withoutAddressComments(value) : value);
+  const block = fields.map((f) => `${f.name}: ${rewrite(f.value)}\r\n`).join('');
   const reread = await readMime(Buffer.from(`${block}\r\n`, 'binary'));
   const headers: Headers = new Map(mime.headers);
   for (const key of ADDRESS_FIELDS) {

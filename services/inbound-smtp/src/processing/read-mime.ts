@@ -1,5 +1,6 @@
-import { type AttachmentStream, type HeaderLines, type Headers, MailParser, type MessageText } from 'mailparser';
+import type { AttachmentStream, HeaderLines, Headers, MessageText } from 'mailparser';
 import { cutField, fieldName, splitHeaderFields } from './message-headers';
+import { MimeParser } from './mime-parser';
 
 /** An attachment as mailparser gives it, its content read into memory. */
 export type MimeAttachment = Omit<AttachmentStream, 'content'> & { content: Buffer };
@@ -30,12 +31,13 @@ const OPTIONS = {
 };
 
 /**
- * Runs mailparser's streaming parser over a whole message, as its `simpleParser` does, but
- * leaves HTML untouched and says whether a text part existed. Rejects when mailparser does.
+ * Runs mailparser's streaming parser (as MimeParser amends it) over a whole message, as its
+ * `simpleParser` does, but leaves HTML untouched and says whether a text part existed. Rejects
+ * when mailparser does.
  */
 export function readMime(raw: Buffer): Promise<MimeMessage> {
   return new Promise((resolve, reject) => {
-    const parser = new MailParser(OPTIONS);
+    const parser = new MimeParser(OPTIONS);
     const message: MimeMessage = { headers: new Map(), headerLines: [], text: undefined, html: undefined, hasTextPart: false, attachments: [] };
     let settled = false;
     const fail = (err: Error) => {

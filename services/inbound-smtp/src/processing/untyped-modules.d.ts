@@ -6,6 +6,8 @@ declare module 'libmime' {
     decodeWords(value: string): string;
     /** Splits "Key: value" and unfolds the value (a binary string: one char per byte). */
     decodeHeader(line: string): { key: string; value: string };
+    /** Splits a structured value ("attachment; filename*=…") into value and params, RFC 2231 continuations joined and decoded. */
+    parseHeaderValue(value: string): { value: string; params: Record<string, string | undefined> };
   };
   export default libmime;
 }
