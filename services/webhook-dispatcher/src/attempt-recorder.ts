@@ -1,5 +1,5 @@
 import { GroupCommit, type Logger, type WebhookQueue } from '@mailroom/core';
-import { type AttemptRecord, type Pool, writeAttempts } from '@mailroom/db';
+import { type AttemptRecord, type EndpointTarget, type Pool, writeAttempts } from '@mailroom/db';
 
 // Attempt records per transaction.
 const MAX_RECORDS_PER_COMMIT = 500;
@@ -20,6 +20,8 @@ export interface AttemptRecorderOptions {
   onRecorded?: (record: AttemptRecord) => void;
   /** Told, after a commit, the endpoints of its batch that are disabled or deleted. */
   onStopped?: (webhookIds: string[]) => void;
+  /** Told, after a commit, the URL and secrets of its batch's other endpoints as they are now. */
+  onEndpoints?: (endpoints: EndpointTarget[]) => void;
   /** Told the records of a batch whose commit failed. */
   onNotRecorded?: (records: readonly AttemptRecord[]) => void;
 }
@@ -40,8 +42,9 @@ export class AttemptRecorder {
 
   constructor(private readonly options: AttemptRecorderOptions) {
     this.commits = new GroupCommit(async (records) => {
-      const { stopped } = await writeAttempts(options.pool, records);
+      const { stopped, endpoints } = await writeAttempts(options.pool, records);
       if (stopped.length > 0) options.onStopped?.(stopped);
+      if (endpoints.length > 0) options.onEndpoints?.(endpoints);
     }, MAX_RECORDS_PER_COMMIT);
   }
 

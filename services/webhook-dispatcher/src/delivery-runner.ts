@@ -1,5 +1,5 @@
 import type { DeliveryKey, Logger, WebhookQueue } from '@mailroom/core';
-import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type Pool, releaseDeliveries, stopDeliveries } from '@mailroom/db';
+import { type AttemptRecord, claimDeliveries, type DeliveryTarget, type EndpointTarget, type Pool, releaseDeliveries, stopDeliveries } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from '@mailroom/webhooks';
 import { AttemptRecorder } from './attempt-recorder';
 
@@ -13,6 +13,8 @@ const MAX_WAITING = 100_000;
 const DEFER_MS = 5_000;
 // How often a settling job looks at its endpoints again (ms).
 const SETTLE_POLL_MS = 20;
+// What a lease must still cover after a post's timeout: the record window and a commit (s).
+const COMMIT_SECONDS = 2;
 
 export interface DeliveryRunnerOptions {
   pool: Pool;
@@ -25,7 +27,12 @@ export interface DeliveryRunnerOptions {
   maxInFlight: number;
   /** Must outlast a post and the one before it (`deliveryLeaseSeconds`). */
   leaseSeconds: number;
-  /** Deliveries of one endpoint claimed (leased) at once, posting or about to: see `claimAhead`. */
+  /** WEBHOOK_TIMEOUT_SECONDS: the longest a post takes. */
+  timeoutSeconds: number;
+  /**
+   * Deliveries of one endpoint claimed (leased) at once, posting or about to: see `claimAhead`.
+   * The process claims as many rounds of `maxInFlight` posts in all.
+   */
   claimAhead: number;
   /** Told each attempt once it is committed (metrics). */
   onRecorded?: (record: AttemptRecord) => void;
@@ -71,12 +78,25 @@ interface EndpointState {
  * an endpoint that hangs holds its bound while every other endpoint's deliveries go past it.
  * Unclaimed keys are still pending and unleased in PostgreSQL: lost with the process, they are
  * found again by the reconciler. Outcomes are written by an `AttemptRecorder`.
+ *
+ * `claimAhead` assumes an endpoint posts `perEndpoint` at a time; when more endpoints are busy
+ * than `maxInFlight` lets post at once, they take turns, and their claimed deliveries wait. So the
+ * process holds at most as many rounds of `maxInFlight` claimed in all, posts the endpoints that
+ * waited for the bound first, and never starts a post its lease no longer covers: such a
+ * delivery is handed back, unposted. Otherwise its lease ran out while it waited, another
+ * dispatcher claimed it too, and both posted it.
  */
 export class DeliveryRunner {
   private readonly endpoints = new Map<string, EndpointState>();
   /** Endpoints with claimed deliveries that waited for the process-wide bound, in order. */
   private readonly blocked = new Set<string>();
   private waitingCount = 0;
+  /** Deliveries claimed or being claimed here, posting or about to, all endpoints together. */
+  private claimedCount = 0;
+  /** The last claim left keys waiting for want of room in `claimedCount`: a post's end may make it. */
+  private claimsWait = false;
+  /** When each claimed delivery's claim began (ms): its lease runs from then. */
+  private readonly claimedAt = new WeakMap<DeliveryTarget, number>();
   /** Keys waiting, claimed or in flight here, so a duplicate job adds nothing. */
   private readonly known = new Set<string>();
   private inFlight = 0;
@@ -91,6 +111,7 @@ export class DeliveryRunner {
       ...options,
       idle: () => this.inFlight === 0,
       onStopped: (webhookIds) => this.stopEndpoints(webhookIds),
+      onEndpoints: (endpoints) => this.refreshEndpoints(endpoints),
       onNotRecorded: (records) => this.resume(records),
     });
   }
@@ -167,6 +188,7 @@ export class DeliveryRunner {
       claimed.push(...[...state.ready.splice(0), ...state.held.splice(0)].map((t) => ({ eventId: t.eventId, webhookId: t.webhookId })));
     }
     this.waitingCount = 0;
+    this.claimedCount -= claimed.length;
     const handBack = [...unclaimed, ...claimed];
     try {
       await releaseDeliveries(this.options.pool, claimed);
@@ -214,16 +236,33 @@ export class DeliveryRunner {
     if (this.stopping) return;
     const taken: DeliveryKey[] = [];
     const ahead = this.options.claimAhead;
-    for (const state of this.endpoints.values()) {
+    // Claimed at once in all; claims are made in large batches, as an endpoint's are (`wantsClaim`).
+    const room = this.totalAhead() - this.claimedCount;
+    this.claimsWait = false;
+    if (room < Math.min(this.totalAhead() / 2, this.waitingCount)) {
+      this.claimsWait = this.waitingCount > 0;
+      return;
+    }
+    const served: string[] = [];
+    for (const [webhookId, state] of this.endpoints) {
       if (!this.wantsClaim(state)) continue;
-      const room = Math.min(ahead - this.stock(state), MAX_CLAIM - taken.length);
-      const batch = state.waiting.splice(0, room);
+      const batch = state.waiting.splice(0, Math.min(ahead - this.stock(state), MAX_CLAIM - taken.length, room - taken.length));
       this.waitingCount -= batch.length;
       state.claiming += batch.length;
       taken.push(...batch);
-      if (taken.length >= MAX_CLAIM) break;
+      served.push(webhookId);
+      if (taken.length >= Math.min(MAX_CLAIM, room)) break;
+    }
+    // The endpoints served go last, so the next claim starts with the others.
+    for (const webhookId of served) {
+      const state = this.endpoints.get(webhookId) as EndpointState;
+      this.endpoints.delete(webhookId);
+      this.endpoints.set(webhookId, state);
     }
     if (taken.length === 0) return;
+    this.claimedCount += taken.length;
+    this.claimsWait = this.waitingCount > 0 && taken.length >= room;
+    const claimedAt = Date.now();
     let targets: DeliveryTarget[] = [];
     try {
       targets = await claimDeliveries(this.options.pool, taken, this.options.leaseSeconds);
@@ -235,8 +274,10 @@ export class DeliveryRunner {
         state.claiming--;
         if (!claimed.has(keyOf(key))) this.known.delete(keyOf(key));
       }
+      this.claimedCount -= taken.length - targets.length;
       for (const target of targets) {
         const state = this.endpoint(target.webhookId);
+        this.claimedAt.set(target, claimedAt);
         (state.halted && !target.manual ? state.held : state.ready).push(target);
       }
       for (const key of taken) {
@@ -245,7 +286,12 @@ export class DeliveryRunner {
         if (state) this.forget(key.webhookId, state);
       }
     }
-    if (this.waitingCount > 0) this.pumpAgain = true;
+    if (this.waitingCount > 0 && !this.claimsWait) this.pumpAgain = true;
+  }
+
+  /** Deliveries claimed at once in all: as many rounds of `maxInFlight` posts as `claimAhead` is of `perEndpoint`. */
+  private totalAhead(): number {
+    return this.options.maxInFlight * Math.max(1, Math.floor(this.options.claimAhead / this.options.perEndpoint));
   }
 
   /** Deliveries of the endpoint claimed or being claimed, posting or about to. */
@@ -265,13 +311,35 @@ export class DeliveryRunner {
     if (!state) return;
     // Held back by the process-wide bound: started when any post ends (`startBlocked`).
     if (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight >= this.options.maxInFlight) this.blocked.add(webhookId);
+    const expired: DeliveryTarget[] = [];
+    const postBy = Date.now() - (this.options.leaseSeconds - this.options.timeoutSeconds - COMMIT_SECONDS) * 1000;
     while (state.ready.length > 0 && state.posting < this.options.perEndpoint && this.inFlight < this.options.maxInFlight) {
       const target = state.ready.shift() as DeliveryTarget;
+      if ((this.claimedAt.get(target) ?? Number.POSITIVE_INFINITY) < postBy) {
+        expired.push(target);
+        continue;
+      }
       state.posting++;
       this.inFlight++;
       const task = this.attempt(target, state).finally(() => this.running.delete(task));
       this.running.add(task);
     }
+    if (expired.length > 0) this.handBack(expired);
+  }
+
+  /**
+   * Claimed deliveries whose leases no longer cover a post and its commit: not posted, their
+   * leases given back and their keys to the queue, due now, to be claimed anew.
+   */
+  private handBack(targets: DeliveryTarget[]): void {
+    this.claimedCount -= targets.length;
+    const keys = targets.map((t) => ({ eventId: t.eventId, webhookId: t.webhookId }));
+    for (const key of keys) this.known.delete(keyOf(key));
+    this.options.logger.warn({ deliveries: keys.length }, 'claimed deliveries waited past their lease for a post slot; handed back');
+    this.claimIfRoom();
+    void releaseDeliveries(this.options.pool, keys)
+      .then(() => this.options.queue.enqueueDue(keys.map((k) => ({ ...k, dueAt: new Date() }))))
+      .catch((err: unknown) => this.options.logger.warn({ err, deliveries: keys.length }, 'deliveries not handed back; the reconciler will find them'));
   }
 
   /** Starts what waited for the process-wide bound, oldest first, while there is room. */
@@ -329,6 +397,7 @@ export class DeliveryRunner {
       if (!state) continue;
       for (const target of [...state.held.splice(0), ...state.ready.filter((t) => !t.manual)]) {
         this.known.delete(keyOf(target));
+        this.claimedCount--;
         stopped.push({ eventId: target.eventId, webhookId });
       }
       state.ready = state.ready.filter((t) => t.manual);
@@ -336,6 +405,7 @@ export class DeliveryRunner {
       this.forget(webhookId, state);
       if (this.wantsClaim(state)) this.pump();
     }
+    this.claimIfRoom();
     if (stopped.length === 0) return;
     // Not stopped here, they stay leased: the reconciler stops them once their leases end.
     void stopDeliveries(this.options.pool, stopped).catch((err: unknown) =>
@@ -343,14 +413,40 @@ export class DeliveryRunner {
     );
   }
 
+  /**
+   * These endpoints are posted to as given now: their claimed deliveries, which carry the URL and
+   * secrets read at their claim, take them before they are posted. So after a PATCH of the URL
+   * or a rotation of the secret, only the posts started before the next commit of this
+   * endpoint's outcomes (about one round) go out as before, not everything claimed ahead.
+   */
+  private refreshEndpoints(endpoints: readonly EndpointTarget[]): void {
+    for (const endpoint of endpoints) {
+      const state = this.endpoints.get(endpoint.webhookId);
+      if (!state) continue;
+      for (const target of [...state.ready, ...state.held]) {
+        target.url = endpoint.url;
+        target.secretCiphertext = endpoint.secretCiphertext;
+        target.previousSecretCiphertext = endpoint.previousSecretCiphertext;
+      }
+    }
+  }
+
   /** Frees the post's slot and starts what it made room for. */
   private release(target: DeliveryTarget, state: EndpointState): void {
     state.posting--;
     this.inFlight--;
+    this.claimedCount--;
     this.known.delete(keyOf(target));
-    this.startReady(target.webhookId);
+    // Endpoints that waited for the process-wide bound first: this one's next post joins them.
     this.startBlocked();
+    this.startReady(target.webhookId);
     this.forget(target.webhookId, state);
     if (this.wantsClaim(state)) this.pump();
+    else this.claimIfRoom();
+  }
+
+  /** Claims again when the last claim stopped at the process-wide bound and there is room now. */
+  private claimIfRoom(): void {
+    if (this.claimsWait && this.totalAhead() - this.claimedCount >= Math.min(this.totalAhead() / 2, this.waitingCount)) this.pump();
   }
 }

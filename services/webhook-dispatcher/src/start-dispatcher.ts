@@ -58,6 +58,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     perEndpoint: config.webhookConcurrencyPerEndpoint,
     maxInFlight: MAX_IN_FLIGHT,
     leaseSeconds,
+    timeoutSeconds: config.webhookTimeoutSeconds,
     claimAhead: claimAhead({ leaseSeconds, timeoutSeconds: config.webhookTimeoutSeconds, perEndpoint: config.webhookConcurrencyPerEndpoint }),
     onRecorded: (record) => metrics.countAttempt(record),
   });

@@ -147,7 +147,7 @@ describe('the process-wide bound on posts', () => {
   test('when more endpoints have claimed deliveries than the process may post at once, then every one is posted as others end', async () => {
     const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
     const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
-    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 2, maxInFlight: 3, leaseSeconds: 60, claimAhead: 4 });
+    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 2, maxInFlight: 3, leaseSeconds: 60, timeoutSeconds: config.webhookTimeoutSeconds, claimAhead: 4 });
     const projectId = await createProject(pool);
     for (let i = 0; i < 5; i++) await createEndpoint(pool, projectId, { url: `${receiver.url}?endpoint=${i}`, events: ['email.delivered'] });
     await appendTestEvents(pool, projectId, Array.from({ length: 6 }, () => ({ type: 'email.delivered' })));
@@ -166,7 +166,7 @@ describe('the process-wide bound on posts', () => {
   test('when a job settles, then it waits until its endpoint has about two rounds left, at most its bound, and not past a stop', async () => {
     const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
     const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
-    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 1, maxInFlight: 3, leaseSeconds: 60, claimAhead: 2 });
+    const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 1, maxInFlight: 3, leaseSeconds: 60, timeoutSeconds: config.webhookTimeoutSeconds, claimAhead: 2 });
     const projectId = await createProject(pool);
     const { id: endpoint } = await createEndpoint(pool, projectId, { url: `${receiver.url}?settle`, events: ['email.opened'] });
     await appendTestEvents(pool, projectId, Array.from({ length: 12 }, () => ({ type: 'email.opened' })));

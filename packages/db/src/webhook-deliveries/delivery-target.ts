@@ -19,6 +19,9 @@ export interface DeliveryTarget {
   event: StoredEvent;
 }
 
+/** Where and how an endpoint's deliveries are posted now: what a PATCH of its URL or a rotation of its secret changes. */
+export type EndpointTarget = Pick<DeliveryTarget, 'webhookId' | 'url' | 'secretCiphertext' | 'previousSecretCiphertext'>;
+
 /** A target row as the queries below return it. */
 export interface DeliveryTargetRow {
   event_id: string;
@@ -34,12 +37,14 @@ export interface DeliveryTargetRow {
   created_at: Date;
 }
 
-/** The columns of a target, for `SELECT`s over webhook_deliveries d, webhooks w, email_events e. */
+// The secret a rotation replaced, while it still signs (24 h), else null, for queries over webhooks w.
 // previous_secret_expires_at holds the UTC wall time (rotateWebhookSecret writes it so): compared
 // with now() as such, the 24 hours would shift by the session's offset from UTC.
+export const PREVIOUS_SECRET_COLUMN = `CASE WHEN w.previous_secret_expires_at > (now() AT TIME ZONE 'UTC') THEN w.previous_secret_ciphertext END`;
+
+/** The columns of a target, for `SELECT`s over webhook_deliveries d, webhooks w, email_events e. */
 export const TARGET_COLUMNS = `d.event_id, d.webhook_id, d.project_id, w.url, w.secret_ciphertext,
-  CASE WHEN w.previous_secret_expires_at > (now() AT TIME ZONE 'UTC') THEN w.previous_secret_ciphertext END AS previous_secret_ciphertext,
-  d.manual, d.attempts, e.type, e.data, e.created_at`;
+  ${PREVIOUS_SECRET_COLUMN} AS previous_secret_ciphertext, d.manual, d.attempts, e.type, e.data, e.created_at`;
 
 export function toDeliveryTarget(row: DeliveryTargetRow): DeliveryTarget {
   return {

@@ -1,6 +1,7 @@
 import { newId } from '@mailroom/core';
 import { inTransaction, type Pool, type Queryable } from '../pool';
 import { type AttemptRow, toWebhookAttempt, type WebhookAttempt } from './attempt-row';
+import { type EndpointTarget, PREVIOUS_SECRET_COLUMN } from './delivery-target';
 
 /** How long an endpoint may fail without a single success before it is disabled as `failing`. */
 export const FAILING_DISABLE_DAYS = 5;
@@ -45,15 +46,21 @@ export interface WrittenAttempts {
    * must not be posted (DESIGN §5: a disabled or deleted endpoint's pending deliveries stop).
    */
   stopped: string[];
+  /**
+   * The batch's endpoints still enabled, with their URL and secrets as they are now. Deliveries
+   * already claimed carry them as they were at the claim: a PATCH of the URL or a rotation since
+   * must reach those before they are posted.
+   */
+  endpoints: EndpointTarget[];
 }
 
 /**
  * `recordAttempts` for a writer that needs no rows back (the dispatcher's group commit): the
- * same statement, answering only how many attempts were written and which endpoints are no
- * longer enabled, so no attempt row is sent back and parsed.
+ * same statement, answering only how many attempts were written, which endpoints are no longer
+ * enabled and where the others are posted now, so no attempt row is sent back and parsed.
  */
 export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[]): Promise<WrittenAttempts> {
-  if (records.length === 0) return { written: 0, stopped: [] };
+  if (records.length === 0) return { written: 0, stopped: [], endpoints: [] };
   return inTransaction(pool, async (client) => {
     // Each delivery row found by its primary key. A burst's webhook_deliveries grows (and its
     // updated rows leave dead versions) faster than statistics follow, and the planner, costing
@@ -67,10 +74,13 @@ export async function writeAttempts(pool: Pool, records: readonly AttemptRecord[
       // `endpoints` answers the batch's endpoints that still exist, as updated: the others were deleted.
       text: `${RECORD_ATTEMPTS} SELECT (SELECT count(*)::int FROM inserted) AS written,
                ARRAY(SELECT s.webhook_id FROM json_to_recordset($2::json) AS s(webhook_id text)
-                      WHERE NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = s.webhook_id AND e.enabled)) AS stopped`,
+                      WHERE NOT EXISTS (SELECT 1 FROM endpoints e WHERE e.id = s.webhook_id AND e.enabled)) AS stopped,
+               (SELECT COALESCE(json_agg(json_build_object('webhookId', e.id, 'url', e.url, 'secretCiphertext', e.secret_ciphertext,
+                                                           'previousSecretCiphertext', e.previous_secret_ciphertext)), '[]')
+                  FROM endpoints e WHERE e.enabled) AS endpoints`,
       values: recordValues(records),
     });
-    return rows[0] ?? { written: 0, stopped: [] };
+    return rows[0] ?? { written: 0, stopped: [], endpoints: [] };
   });
 }
 
@@ -104,7 +114,8 @@ const LOCK_ENDPOINTS = `SELECT w.id FROM webhooks w
             ORDER BY w.id FOR NO KEY UPDATE`;
 
 // The endpoints' side of a batch ($2: `summarise`, $3: FAILING_DISABLE_DAYS). failing_since is
-// set by the first failure after a success (or ever) and cleared by a success.
+// set by the first failure after a success (or ever) and cleared by a success. Answers each
+// endpoint as it is now (a PATCH or a rotation that committed meanwhile included: the rows are locked).
 const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
              last_success_at = CASE WHEN s.last_success IS NULL THEN w.last_success_at
                                     ELSE GREATEST(w.last_success_at, s.last_success) END,
@@ -120,7 +131,7 @@ const UPDATE_ENDPOINTS = `UPDATE webhooks w SET
              updated_at = now()
              FROM json_to_recordset($2::json) AS s(webhook_id text, last_success timestamptz, first_failure timestamptz, gone boolean), locked l
             WHERE w.id = s.webhook_id AND l.id = w.id
-           RETURNING w.id, w.enabled`;
+           RETURNING w.id, w.enabled, w.url, w.secret_ciphertext, ${PREVIOUS_SECRET_COLUMN} AS previous_secret_ciphertext`;
 
 // The log's timestamps are UTC wall times without a zone, as Prisma writes them and
 // `listWebhookAttempts` reads them, whatever the session's time zone: written and answered as such.
