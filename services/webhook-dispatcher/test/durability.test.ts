@@ -1,52 +1,36 @@
-import { createRedis, EventQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
+import type { Pool } from '@mailroom/db';
 import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { appendTestEvents, createEndpoint, createProject, Receiver, until } from './support';
+import { createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 const READY = 'webhook dispatcher started';
 
 describe('the dispatcher as a process', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let env: Record<string, string>;
-  let eventQueue: EventQueue;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new Receiver();
   let projectId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('whdurable');
-    pool = createPool(database.url, 4);
-    env = testEnv(database, {
+    bed = await openTestBed('whdurable', {
       LOG_LEVEL: 'info',
-      ALLOW_PRIVATE_NETWORKS: 'true',
       // A lease of max(LEASE_SECONDS, timeout + 5) = 6 s.
       LEASE_SECONDS: '2',
       WEBHOOK_TIMEOUT_SECONDS: '1',
       RECONCILE_INTERVAL_SECONDS: '1',
       WEBHOOK_RETRY_SCHEDULE: '2,2,2,2,2',
     });
-    await redis.connect();
-    eventQueue = new EventQueue(redis, env.QUEUE_PREFIX!);
+    ({ pool, env } = bed);
     await receiver.start();
     projectId = await createProject(pool);
   });
   afterAll(async () => {
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
-  const emit = async (type: string, count: number) => {
-    const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
-    await eventQueue.notify();
-    return ids;
-  };
+  const emit = (type: string, count: number) => bed.emit(projectId, type, count);
   const states = async (webhookId: string) =>
     (await pool.query<{ state: string; leased: boolean }>({ text: 'SELECT state, lease_until > now() AS leased FROM webhook_deliveries WHERE webhook_id = $1', values: [webhookId] })).rows;
   const received = (ids: string[]) => {

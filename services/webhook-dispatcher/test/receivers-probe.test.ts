@@ -1,11 +1,9 @@
 import { once } from 'node:events';
 import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
-import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
+import { type EventQueue, loadConfig } from '@mailroom/core';
+import type { Pool } from '@mailroom/db';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
-import { appendTestEvents, capturingLogger, createEndpoint, createProject, until } from './support';
+import { appendTestEvents, capturingLogger, createEndpoint, createProject, type DispatcherTestBed, openTestBed, until } from './support';
 
 /**
  * A receiver written the way other HTTP stacks answer: each path has its raw response, the
@@ -54,12 +52,11 @@ class RawReceiver {
 }
 
 describe('the webhook dispatcher and receivers built on other HTTP stacks', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let dispatcher: RunningDispatcher;
   let eventQueue: EventQueue;
   let projectId: string;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new RawReceiver({
     // A 204 that names a length: the answer ends at its empty line (RFC 9112 §6.3).
     '/204-with-length': 'HTTP/1.1 204 No Content\r\nContent-Length: 2\r\n\r\n',
@@ -72,24 +69,16 @@ describe('the webhook dispatcher and receivers built on other HTTP stacks', () =
   });
 
   beforeAll(async () => {
-    database = await createTestDatabase('whrecvprobe');
-    pool = createPool(database.url, 4);
-    const config = loadConfig(
-      testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT_SECONDS: '2', LEASE_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1' }),
-    );
-    await redis.connect();
+    bed = await openTestBed('whrecvprobe', { WEBHOOK_RETRY_SCHEDULE: '1,1', WEBHOOK_TIMEOUT_SECONDS: '2', LEASE_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1' });
+    ({ pool, eventQueue } = bed);
     await receiver.start();
-    dispatcher = await startDispatcher(config, { logger: capturingLogger().logger });
-    eventQueue = new EventQueue(redis, config.queuePrefix);
+    dispatcher = await startDispatcher(loadConfig(bed.env), { logger: capturingLogger().logger });
     projectId = await createProject(pool);
   });
   afterAll(async () => {
     await dispatcher.stop();
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const outcome = async (webhookId: string) => {

@@ -1,46 +1,36 @@
-import { createRedis, deriveKey, EventQueue, loadConfig, newId } from '@mailroom/core';
-import { createPool, deleteWebhook, insertWebhook, type Pool, rotateWebhookSecret, updateWebhook } from '@mailroom/db';
+import { deriveKey, type EventQueue, loadConfig, newId } from '@mailroom/core';
+import { deleteWebhook, insertWebhook, type Pool, rotateWebhookSecret, updateWebhook } from '@mailroom/db';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
 import { repeated } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, createRoute, type ReceivedRequest, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, createRoute, type DispatcherTestBed, openTestBed, type ReceivedRequest, Receiver, until } from './support';
 
 const TYPES = ['email.delivered', 'email.opened', 'email.received'] as const;
 // WEBHOOK_CONCURRENCY_PER_ENDPOINT's default: the posts one endpoint has in flight at once.
 const PER_ENDPOINT = 10;
 
 describe('endpoints changed while events flow', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
-  let dispatcher: RunningDispatcher;
   let eventQueue: EventQueue;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
+  let dispatcher: RunningDispatcher;
   const receiver = new Receiver();
   const moved = new Receiver();
   const encryptionKey = deriveKey(TEST_SECRET_KEY, 'encryption');
 
   beforeAll(async () => {
-    database = await createTestDatabase('whreschurn');
-    pool = createPool(database.url, 4);
-    const config = loadConfig(
-      testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_SECONDS: '2', LEASE_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1' }),
-    );
-    await redis.connect();
+    bed = await openTestBed('whreschurn', { WEBHOOK_RETRY_SCHEDULE: '1,1,1', WEBHOOK_TIMEOUT_SECONDS: '2', LEASE_SECONDS: '2', RECONCILE_INTERVAL_SECONDS: '1' });
+    ({ pool, eventQueue } = bed);
     await receiver.start();
     await moved.start();
-    dispatcher = await startDispatcher(config);
-    eventQueue = new EventQueue(redis, config.queuePrefix);
+    dispatcher = await startDispatcher(loadConfig(bed.env));
   });
   afterAll(async () => {
     await dispatcher.stop();
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
     await moved.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const now = async () => (await pool.query<{ t: Date }>(`SELECT (now() AT TIME ZONE 'UTC') AS t`)).rows[0]!.t;

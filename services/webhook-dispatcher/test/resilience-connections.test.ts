@@ -92,10 +92,8 @@ describe('the dispatcher when its connections break', () => {
     }
     expect(repeated(await successRows(webhookIds)).size).toBe(0);
     expect((await successRows(webhookIds)).length).toBe(6_000);
-    const wire = rs.flatMap((r) => r.requests.map((q) => q.headers['webhook-id'] as string));
-    // Reported, not asserted: posts whose outcome was not recorded are posted again (same webhook-id).
-    console.info(`pg: ${terminated} backends terminated; ${wire.length - 6_000} posts repeated on the wire`);
-    console.info(dispatcher.output.filter((l) => /"level":(40|50|60)/.test(l)).slice(0, 20).join('\n'));
+    // Posts whose outcome was not recorded are posted again (same webhook-id): more on the wire than recorded, never fewer.
+    expect(rs.reduce((n, r) => n + r.requests.length, 0)).toBeGreaterThanOrEqual(6_000);
   }, 180_000);
 
   test('when the dispatcher\'s own Redis connections are killed again and again during 2,000 events, then it recovers by itself and delivers every event', async () => {
@@ -131,7 +129,6 @@ describe('the dispatcher when its connections break', () => {
     const got = new Set(r.requests.map((q) => q.headers['webhook-id'] as string));
     expect(ids.filter((id) => !got.has(id))).toEqual([]);
     expect(repeated(await successRows([webhookId])).size).toBe(0);
-    console.info(`redis kill: ${killed} connections killed; ${r.requests.length - ids.length} posts repeated on the wire`);
   }, 180_000);
 
   test('when Redis stops answering for 3 s mid-traffic, then /readyz says so, and afterwards the dispatcher is ready again and delivers every event', async () => {
@@ -170,6 +167,5 @@ describe('the dispatcher when its connections break', () => {
     const got = new Set(r.requests.map((q) => q.headers['webhook-id'] as string));
     expect(ids.filter((id) => !got.has(id))).toEqual([]);
     expect(repeated(await successRows([webhookId])).size).toBe(0);
-    console.info(`redis pause: ${r.requests.length - ids.length} posts repeated on the wire`);
   }, 180_000);
 });

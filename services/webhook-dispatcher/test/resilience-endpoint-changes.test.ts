@@ -1,11 +1,10 @@
-import { createRedis, deriveKey, EventQueue, loadConfig } from '@mailroom/core';
-import { createPool, type Pool, rotateWebhookSecret, updateWebhook } from '@mailroom/db';
+import { deriveKey, loadConfig } from '@mailroom/core';
+import { type Pool, rotateWebhookSecret, updateWebhook } from '@mailroom/db';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
 import { repeated } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, type ReceivedRequest, Receiver, until } from './support';
+import { createEndpoint, createProject, type DispatcherTestBed, openTestBed, type ReceivedRequest, Receiver, until } from './support';
 
 // WEBHOOK_CONCURRENCY_PER_ENDPOINT's default: the posts one endpoint has in flight at once.
 const PER_ENDPOINT = 10;
@@ -15,42 +14,30 @@ const PER_ENDPOINT = 10;
 // rotation must reach those too, as a disable does (stopped-endpoints.test.ts): at most the next
 // round of posts goes out as before.
 describe('the webhook dispatcher, when an endpoint changes with deliveries claimed', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let dispatcher: RunningDispatcher;
-  let eventQueue: EventQueue;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new Receiver();
   const other = new Receiver();
   let projectId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('whresendpoint');
-    pool = createPool(database.url, 4);
-    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1', RECONCILE_INTERVAL_SECONDS: '1' }));
-    await redis.connect();
+    bed = await openTestBed('whresendpoint', { WEBHOOK_RETRY_SCHEDULE: '1,1', RECONCILE_INTERVAL_SECONDS: '1' });
+    pool = bed.pool;
     await receiver.start();
     await other.start();
-    dispatcher = await startDispatcher(config);
-    eventQueue = new EventQueue(redis, config.queuePrefix);
+    dispatcher = await startDispatcher(loadConfig(bed.env));
     projectId = await createProject(pool);
   });
   afterAll(async () => {
     await dispatcher.stop();
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
     await other.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const tagged = (tag: string, at = receiver) => at.requests.filter((r) => r.url.endsWith(`?${tag}`));
-  const emit = async (type: string, count: number) => {
-    const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
-    await eventQueue.notify();
-    return ids;
-  };
+  const emit = (type: string, count: number) => bed.emit(projectId, type, count);
   const succeeded = async (webhookId: string) =>
     Number((await pool.query<{ n: string }>({ text: `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = $1 AND state = 'succeeded'`, values: [webhookId] })).rows[0]!.n);
   const idsOf = (requests: ReceivedRequest[]) => requests.map((r) => r.headers['webhook-id'] as string);

@@ -1,9 +1,6 @@
-import { createRedis, EventQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
+import type { Pool } from '@mailroom/db';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { appendTestEvents, createEndpoint, createProject, Receiver, until } from './support';
+import { createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 const READY = 'webhook dispatcher started';
 // A job may fire this much before its row's due time (EARLY_SLACK_SECONDS of claimDeliveries), ms.
@@ -18,37 +15,28 @@ interface Attempt {
 }
 
 describe('retries across a dispatcher restart', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let env: Record<string, string>;
-  let eventQueue: EventQueue;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new Receiver();
   let projectId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('whresrestart');
-    pool = createPool(database.url, 4);
-    env = testEnv(database, {
+    bed = await openTestBed('whresrestart', {
       LOG_LEVEL: 'info',
-      ALLOW_PRIVATE_NETWORKS: 'true',
       LEASE_SECONDS: '2',
       WEBHOOK_TIMEOUT_SECONDS: '1',
       RECONCILE_INTERVAL_SECONDS: '1',
       // The first retry 8 s (±10 %) after the first attempt: far longer than a restart.
       WEBHOOK_RETRY_SCHEDULE: '8',
     });
-    await redis.connect();
-    eventQueue = new EventQueue(redis, env.QUEUE_PREFIX!);
+    ({ pool, env } = bed);
     await receiver.start();
     projectId = await createProject(pool);
   });
   afterAll(async () => {
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const attempts = async (webhookId: string) =>
@@ -69,8 +57,7 @@ describe('retries across a dispatcher restart', () => {
       };
       const { id } = await createEndpoint(pool, projectId, { url: `${receiver.url}?${tag}`, events: ['email.delivered'] });
       const first = await ServiceProcess.start('webhook-dispatcher', env, READY);
-      const ids = await appendTestEvents(pool, projectId, Array.from({ length: 20 }, () => ({ type: 'email.delivered' })));
-      await eventQueue.notify();
+      const ids = await bed.emit(projectId, 'email.delivered', 20);
       await until(async () => (await attempts(id)).length === 20, 20_000, 'the 20 first attempts recorded');
       first.kill(signal);
       await first.waitForExit();

@@ -1,9 +1,7 @@
-import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
-import { createPool, deleteWebhook, type Pool, updateWebhook } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
+import { loadConfig } from '@mailroom/core';
+import { deleteWebhook, type Pool, updateWebhook } from '@mailroom/db';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
-import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
+import { capturingLogger, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 // WEBHOOK_CONCURRENCY_PER_ENDPOINT's default: the posts one endpoint has in flight at once.
 const PER_ENDPOINT = 10;
@@ -11,43 +9,31 @@ const PER_ENDPOINT = 10;
 // The dispatcher claims up to 180 deliveries of an endpoint ahead of posting them (claimAhead);
 // a 410, a disable or a delete must stop those too, not only the ones still unclaimed (DESIGN §5).
 describe('the webhook dispatcher, when an endpoint stops receiving with deliveries claimed', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let dispatcher: RunningDispatcher;
-  let eventQueue: EventQueue;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new Receiver();
   const log = capturingLogger();
   let projectId: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('whstopped');
-    pool = createPool(database.url, 4);
-    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_RETRY_SCHEDULE: '1,1', RECONCILE_INTERVAL_SECONDS: '1' }));
-    await redis.connect();
+    bed = await openTestBed('whstopped', { WEBHOOK_RETRY_SCHEDULE: '1,1', RECONCILE_INTERVAL_SECONDS: '1' });
+    pool = bed.pool;
     await receiver.start();
-    dispatcher = await startDispatcher(config, { logger: log.logger });
-    eventQueue = new EventQueue(redis, config.queuePrefix);
+    dispatcher = await startDispatcher(loadConfig(bed.env), { logger: log.logger });
     projectId = await createProject(pool);
   });
   afterAll(async () => {
     await dispatcher.stop();
-    await eventQueue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
   afterEach(() => {
     receiver.delayMs = 0;
   });
 
   const posts = (tag: string) => receiver.requests.filter((r) => r.url.endsWith(`?${tag}`)).length;
-  const emit = async (type: string, count: number) => {
-    const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
-    await eventQueue.notify();
-    return ids;
-  };
+  const emit = (type: string, count: number) => bed.emit(projectId, type, count);
   const states = async (webhookId: string) =>
     (
       await pool.query<{ state: string; attempts: number; n: number }>({

@@ -2,11 +2,13 @@ import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { deriveKey, encryptSecret, newId, type Logger } from '@mailroom/core';
-import { appendEvents, inTransaction, type Pool } from '@mailroom/db';
+import { createRedis, deriveKey, encryptSecret, EventQueue, newId, type Logger } from '@mailroom/core';
+import { appendEvents, createPool, inTransaction, type Pool } from '@mailroom/db';
 import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import pino from 'pino';
-import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
 
 /** One request a receiver got. */
 export interface ReceivedRequest {
@@ -150,6 +152,50 @@ export async function appendTestEvents(pool: Pool, projectId: string, events: { 
       })),
     ),
   );
+}
+
+/**
+ * What a dispatcher test runs beside the dispatcher: a database of its own, the environment to
+ * start a dispatcher with (in this process or as a child), and a Redis connection with the
+ * events queue that wakes it. Receivers and the dispatcher are each test's own.
+ */
+export interface DispatcherTestBed {
+  database: TestDatabase;
+  pool: Pool;
+  /** testEnv of the database with ALLOW_PRIVATE_NETWORKS on (receivers are on loopback), then the test's settings. */
+  env: Record<string, string>;
+  redis: Redis;
+  eventQueue: EventQueue;
+  /** Appends `count` events of `type` to the project's outbox, wakes the dispatcher, and gives their ids. */
+  emit(projectId: string, type: string, count: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export async function openTestBed(label: string, settings: Record<string, string> = {}, poolUrlSuffix = ''): Promise<DispatcherTestBed> {
+  const database = await createTestDatabase(label);
+  const pool = createPool(`${database.url}${poolUrlSuffix}`, 4);
+  const env = testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', ...settings });
+  const redis = createRedis('redis://127.0.0.1:6379', 'request');
+  await redis.connect();
+  const eventQueue = new EventQueue(redis, env.QUEUE_PREFIX as string);
+  return {
+    database,
+    pool,
+    env,
+    redis,
+    eventQueue,
+    async emit(projectId, type, count) {
+      const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
+      await eventQueue.notify();
+      return ids;
+    },
+    async close() {
+      await eventQueue.close();
+      redis.disconnect();
+      await pool.end();
+      await database.drop();
+    },
+  };
 }
 
 /** A logger whose every line is kept, to check what was logged. */
