@@ -379,3 +379,42 @@ describe('recordEngagement', () => {
     expect(s.types).toEqual(['email.opened', 'email.sent', 'email.delivered', 'email.opened', 'email.bounced']);
   });
 });
+
+describe('recordEngagement and recordOutcomes on the same emails at once', () => {
+  const open = (sent: Sent, i: number): EngagementHit => ({
+    kind: 'open', emailId: sent.email.id, recipientId: (sent.recipients[i] as { id: string }).id, ipAddress: '198.51.100.7', userAgent: 'Mozilla/5.0 (iPhone)', isBot: false, at: new Date(),
+  });
+
+  test('when opens and deliveries of the same emails are written at once, 40 times over, in batches of several emails in opposite orders, then none deadlocks, every status is delivered and lastEvent is the newest event', async () => {
+    let deadlocks = 0;
+    for (let round = 0; round < 40; round++) {
+      const emails = await Promise.all(Array.from({ length: 4 }, () => newEmail(2)));
+      const reversed = [...emails].reverse();
+      const results = await Promise.allSettled([
+        recordOutcomes(pool, emails.flatMap((s) => [delivered(s, 0), delivered(s, 1)])),
+        recordEngagement(pool, reversed.map((s) => open(s, 0))),
+        recordEngagement(pool, emails.map((s) => open(s, 1))),
+        recordOutcomes(pool, reversed.map((s) => delivered(s, 1))),
+      ]);
+      for (const r of results) {
+        if (r.status === 'fulfilled') continue;
+        if ((r.reason as { code?: string }).code !== '40P01') throw r.reason;
+        deadlocks++;
+      }
+      const { rows } = await pool.query<{ id: string; status: string; last_event: string; newest: string; opens: number }>({
+        text: `SELECT e.id, e.status::text AS status, e.last_event,
+                      (SELECT type FROM email_events WHERE email_id = e.id ORDER BY created_at DESC, id DESC LIMIT 1) AS newest,
+                      (SELECT sum(opens)::int FROM email_recipients WHERE email_id = e.id) AS opens
+                 FROM emails e WHERE e.id = ANY($1::text[])`,
+        values: [emails.map((s) => s.email.id)],
+      });
+      expect(rows).toHaveLength(4);
+      for (const row of rows) {
+        expect(row.status).toBe('delivered');
+        expect(row.last_event).toBe(row.newest);
+        expect(row.opens).toBe(2);
+      }
+    }
+    expect(deadlocks).toBe(0);
+  }, 60_000);
+});
