@@ -1,42 +1,40 @@
-import { createRedis, EventQueue } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
+import { EventQueue } from '@mailroom/core';
+import type { Pool } from '@mailroom/db';
 import { Redis } from 'ioredis';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { freePort, killRedisClientsOf, PausableProxy, repeated, TEST_APPLICATION, terminateBackends } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 const READY = 'webhook dispatcher started';
 
 describe('the dispatcher when its connections break', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let baseEnv: Record<string, string>;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
+  let redis: Redis;
   const admin = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('whresconn');
-    pool = createPool(`${database.url}?application_name=${TEST_APPLICATION}`, 4);
-    baseEnv = testEnv(database, {
-      LOG_LEVEL: 'info',
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      // A lease of max(LEASE_SECONDS, 2 × timeout + 5) = 7 s.
-      LEASE_SECONDS: '2',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
-      WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
-    });
-    await Promise.all([redis.connect(), admin.connect()]);
+    bed = await openTestBed(
+      'whresconn',
+      {
+        LOG_LEVEL: 'info',
+        // A lease of max(LEASE_SECONDS, 2 × timeout + 5) = 7 s.
+        LEASE_SECONDS: '2',
+        WEBHOOK_TIMEOUT_SECONDS: '1',
+        RECONCILE_INTERVAL_SECONDS: '1',
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
+      },
+      `?application_name=${TEST_APPLICATION}`,
+    );
+    ({ pool, env: baseEnv, redis } = bed);
+    await admin.connect();
   });
   afterAll(async () => {
-    redis.disconnect();
     admin.disconnect();
     await Promise.all(receivers.map((r) => r.stop()));
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const receiver = async () => {
@@ -76,7 +74,7 @@ describe('the dispatcher when its connections break', () => {
         await eventQueue.notify();
         // Mid fan-out, claim and recording: the dispatcher is busy with the batches before.
         await new Promise((resolve) => setTimeout(resolve, 30 + (batch % 3) * 40));
-        terminated += await terminateBackends(database.name);
+        terminated += await terminateBackends(bed.database.name);
       }
       await until(async () => (await succeeded(webhookIds)) === ids.length * 3, 90_000, 'all 6,000 deliveries to succeed', 250);
       expect(dispatcher.child.exitCode).toBeNull();

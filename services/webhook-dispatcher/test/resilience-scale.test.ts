@@ -1,40 +1,34 @@
-import { createRedis, EventQueue, loadConfig } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { testEnv } from '../../../test/support/gateway';
+import { EventQueue, loadConfig } from '@mailroom/core';
+import type { Pool } from '@mailroom/db';
+import type { Redis } from 'ioredis';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
 import { unrecordedPosts } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 const READY = 'webhook dispatcher started';
 const TYPES = ['email.delivered', 'email.opened', 'email.bounced'] as const;
 
 describe('the dispatcher at scale', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let baseEnv: Record<string, string>;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
+  let redis: Redis;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    database = await createTestDatabase('whresscale');
-    pool = createPool(database.url, 4);
-    baseEnv = testEnv(database, {
+    bed = await openTestBed('whresscale', {
       LOG_LEVEL: 'info',
-      ALLOW_PRIVATE_NETWORKS: 'true',
       LEASE_SECONDS: '2',
       WEBHOOK_TIMEOUT_SECONDS: '1',
       RECONCILE_INTERVAL_SECONDS: '1',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1',
     });
-    await redis.connect();
+    ({ pool, env: baseEnv, redis } = bed);
   });
   afterAll(async () => {
-    redis.disconnect();
     await Promise.all(receivers.map((r) => r.stop()));
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   const receiver = async () => {
