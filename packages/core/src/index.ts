@@ -22,6 +22,7 @@ export * from './smtp-replies';
 export * from './recipient-transitions';
 export * from './test-addresses';
 export * from './event-queue';
+export * from './event-notices';
 export * from './route-match';
 export * from './service';
 export * from './sending-domain-name';

@@ -6,6 +6,7 @@ import {
   createLimiter,
   deriveKey,
   domainDnsSettings,
+  EventNotices,
   EventQueue,
   GroupCommit,
   openQueue,
@@ -22,7 +23,6 @@ import { connectBackends, recordOutcomes, rollUpAllStats, type OutcomeRecord } f
 import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
-import { EventNotifier } from './event-notifier';
 import { HtmlTracking } from './message/tracking/track-html';
 import { processSendJob, type ProcessDeps } from './process-email';
 import { reconcileSends } from './reconciler';
@@ -66,7 +66,8 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
-  const events = new EventNotifier(eventQueue, logger.child({ component: 'events' }));
+  const events = new EventNotices({ notify: () => eventQueue.notify('appended'), logger: logger.child({ component: 'events' }) });
+  events.start();
   const metrics = createSenderMetrics({ pool, logger });
   /** Every outcome the sender has (attempts, suppressed recipients, test addresses' simulated ones) is written here. */
   const writeOutcomes = async (records: OutcomeRecord[]) => {
@@ -159,7 +160,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.
       await Promise.all([worker.close(), maintenanceWorker.close()]);
-      await events.settled();
+      await events.stop();
       await Promise.all([maintenance.close(), sendQueue.close(), eventQueue.close(), deps.deliverer.close()]);
       await ops?.close();
       workerRedis.disconnect();

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   answerClientError,
+  EventNotices,
   checkReadiness,
   type Config,
   createLogger,
@@ -21,7 +22,6 @@ import { BotRules } from './bot-rules';
 import { EngagementBuffer } from './engagement-buffer';
 import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
 import { Lru } from './lru';
-import { OutboxNotices } from './outbox-notices';
 import { VerifiedTokens } from './verified-tokens';
 
 export interface TrackingOptions {
@@ -89,13 +89,13 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   // Recipients' first deliveries, which click judging needs and which never move once recorded.
   const deliveries = new Lru<string, Date>(DELIVERIES_CACHED);
 
-  const notices = new OutboxNotices({ notify: () => eventQueue.notify(), logger: logger.child({ component: 'notices' }) });
+  const notices = new EventNotices({ notify: () => eventQueue.notify(), logger: logger.child({ component: 'notices' }) });
   const write = async (hits: EngagementHit[], retry: boolean) => {
     const result = await recordEngagement(pool, hits, { judgeClick: (click, context) => bots.byTiming(click, context) !== null, deliveries, retry });
     written.inc(result.appended);
     if (result.dropped > 0) dropped.inc({ reason: 'email_deleted' }, result.dropped);
     // Committed: the wake-up is sent without holding the next batch back.
-    if (result.appended > 0) notices.owe();
+    if (result.appended > 0) notices.committed();
   };
   const buffer = new EngagementBuffer({
     write,

@@ -1,6 +1,6 @@
-import type { Logger } from '@mailroom/core';
+import type { Logger } from './logger';
 
-export interface OutboxNoticesOptions {
+export interface EventNoticesOptions {
   /** Tells the `events` queue that events were committed (EventQueue.notify). */
   notify(): Promise<void>;
   logger: Logger;
@@ -11,20 +11,21 @@ export interface OutboxNoticesOptions {
 const DEFAULT_RETRY_MS = 1_000;
 
 /**
- * Wakes the event dispatcher after batches commit, without making the batch writer wait for
- * Redis: a paused or unreachable Redis (each command then waits out its 2 s timeout) would
- * otherwise hold every next batch back, and the buffer would fill. One notice is in flight at a
- * time, and one more is owed for everything committed meanwhile; a notice Redis did not take
- * stays owed and is tried again every `retryMs`, so the dispatcher hears of the batches written
- * while Redis was away as soon as it is back (the outbox reconciler is the last resort).
+ * Wakes the webhook dispatcher (the `events` queue) after a producer's transaction appended
+ * events, without making the producer wait for Redis: a paused or unreachable Redis (each
+ * command then waits out its 2 s timeout) would otherwise hold every next write back. One
+ * notice is in flight at a time, and one more is owed for everything committed meanwhile (the
+ * dispatcher reads all that is committed when it wakes); a notice Redis did not take stays owed
+ * and is tried again every `retryMs`, so the dispatcher hears of what was written while Redis
+ * was away as soon as it is back (the outbox reconciler is the last resort).
  */
-export class OutboxNotices {
+export class EventNotices {
   private owed = false;
   private sending: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly retryMs: number;
 
-  constructor(private readonly options: OutboxNoticesOptions) {
+  constructor(private readonly options: EventNoticesOptions) {
     this.retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
   }
 
@@ -32,10 +33,11 @@ export class OutboxNotices {
     this.timer ??= setInterval(() => {
       if (this.owed) this.send();
     }, this.retryMs);
+    this.timer.unref();
   }
 
-  /** Events were committed: the dispatcher is told, now or as soon as the notice in flight is done. Returns at once. */
-  owe(): void {
+  /** Call after a transaction that appended events committed: the dispatcher is told, now or as soon as the notice in flight is done. Returns at once. */
+  committed(): void {
     this.owed = true;
     this.send();
   }

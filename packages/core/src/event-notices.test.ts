@@ -1,16 +1,16 @@
-import { createLogger } from '@mailroom/core';
-import { OutboxNotices } from './outbox-notices';
+import { EventNotices } from './event-notices';
+import { createLogger } from './logger';
 
 const logger = createLogger({ service: 'test', level: 'silent', pretty: false });
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('OutboxNotices', () => {
-  test('when Redis does not answer, then owe() returns at once, one notice is in flight, and one more is sent for what was committed meanwhile', async () => {
+describe('EventNotices', () => {
+  test('when Redis does not answer, then committed() returns at once, one notice is in flight, and one more is sent for what was committed meanwhile', async () => {
     const pending: (() => void)[] = [];
-    const notices = new OutboxNotices({ logger, retryMs: 3_600_000, notify: () => new Promise<void>((resolve) => pending.push(resolve)) });
-    notices.owe();
-    notices.owe();
-    notices.owe();
+    const notices = new EventNotices({ logger, retryMs: 3_600_000, notify: () => new Promise<void>((resolve) => pending.push(resolve)) });
+    notices.committed();
+    notices.committed();
+    notices.committed();
     expect(pending).toHaveLength(1);
     pending[0]?.();
     await tick();
@@ -24,7 +24,7 @@ describe('OutboxNotices', () => {
   test('when a notice fails, then it stays owed and is sent on the next retry, and stop() sends one still owed', async () => {
     let calls = 0;
     let fail = true;
-    const notices = new OutboxNotices({
+    const notices = new EventNotices({
       logger,
       retryMs: 5,
       notify: async () => {
@@ -33,7 +33,7 @@ describe('OutboxNotices', () => {
       },
     });
     notices.start();
-    notices.owe();
+    notices.committed();
     await tick();
     expect(calls).toBe(1);
     while (calls < 3) await new Promise((resolve) => setTimeout(resolve, 5));
@@ -48,7 +48,7 @@ describe('OutboxNotices', () => {
     expect(calls).toBe(settled);
 
     fail = true;
-    const failing = new OutboxNotices({
+    const failing = new EventNotices({
       logger,
       retryMs: 3_600_000,
       notify: async () => {
@@ -56,7 +56,7 @@ describe('OutboxNotices', () => {
         if (fail) throw new Error('Connection is closed.');
       },
     });
-    failing.owe();
+    failing.committed();
     await tick();
     fail = false;
     const beforeStop = calls;
