@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPOSITORY_ROOT, TSX_LOADER } from './paths';
 import { acceptsConnections } from '../../scripts/lib/wait-for-port';
+
+export { freePort } from '../../scripts/lib/free-port';
 
 /** How much of a child's output is kept for error messages. */
 const TAIL_BYTES = 8_000;
@@ -100,16 +100,6 @@ export async function stopAll(timeoutMs = STOP_TIMEOUT_MS): Promise<void> {
 /** Last resort for process 'exit': no waiting is possible there. */
 export function killAllNow(): void {
   for (const c of running) if (!c.hasExited()) c.process.kill('SIGKILL');
-}
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** Resolves once the child accepts TCP connections on `port`; rejects with its output if it exits first or takes too long. */

@@ -1,8 +1,9 @@
 import { EventQueue } from '@mailroom/core';
 import type { Pool } from '@mailroom/db';
 import { Redis } from 'ioredis';
+import { freePort } from '../../../scripts/lib/free-port';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { freePort, killRedisClientsOf, PausableProxy, repeated, TEST_APPLICATION, terminateBackends } from './resilience-support';
+import { killRedisClientsOf, PausableProxy, repeated, TEST_APPLICATION, terminateBackends } from './resilience-support';
 import { appendTestEvents, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 const READY = 'webhook dispatcher started';

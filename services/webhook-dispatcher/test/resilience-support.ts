@@ -108,16 +108,6 @@ export class PausableProxy {
   }
 }
 
-/** A free TCP port on loopback (for OPS_PORT of a child process). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** How many times each key occurs, for the keys that occur more than once. */
 export function repeated(keys: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
