@@ -13,53 +13,6 @@ import { WebhookClient } from './webhook-client';
 const TIMEOUT_SECONDS = 0.5;
 const post = (client: WebhookClient, url: string) => client.post(url, '{"id":"evt_1"}', { 'content-type': 'application/json' });
 
-describe('WebhookClient and responses without content (RFC 9112 §6.3)', () => {
-  // Raw answers: each a head a receiver or its framework really sends, then the connection stays open.
-  const answers = new Map<string, string>([
-    // A 204 that also announces a length: it ends at its empty line all the same (RFC 9112 §6.3 rule 1).
-    ['/204-length', 'HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n'],
-    ['/204-length-and-bytes', 'HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello'],
-    // RFC 9110 §8.6: a 304 may carry the Content-Length its 200 would have had.
-    ['/304-length', 'HTTP/1.1 304 Not Modified\r\nContent-Length: 1234\r\n\r\n'],
-    ['/ok', 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'],
-  ]);
-  let server: NetServer;
-  let base = '';
-  const client = new WebhookClient({ timeoutSeconds: 2, resolver: createResolver([], 1_000), allowPrivateNetworks: true });
-
-  beforeAll(async () => {
-    server = createNetServer((socket) => {
-      let head = '';
-      socket.on('error', () => undefined);
-      socket.on('data', (chunk: Buffer) => {
-        head += chunk.toString('latin1');
-        const path = /^POST (\S+) /.exec(head)?.[1];
-        if (!path || !head.includes('\r\n\r\n')) return;
-        head = '';
-        socket.write(answers.get(path) ?? 'HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n');
-      });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    await client.close();
-    server.close();
-  });
-
-  test('when a 204 carries a Content-Length, then it is a success with an empty body, not a response cut off', async () => {
-    expect(await post(client, `${base}/204-length`)).toMatchObject({ status: 204, body: '', error: null });
-    expect(await post(client, `${base}/204-length-and-bytes`)).toMatchObject({ status: 204, body: '', error: null });
-    // The stray bytes did not become the next answer.
-    expect(await post(client, `${base}/ok`)).toMatchObject({ status: 200, body: 'ok', error: null });
-  });
-
-  test('when a 304 carries a Content-Length, then it is answered as the 304 it is', async () => {
-    expect(await post(client, `${base}/304-length`)).toMatchObject({ status: 304, body: '', error: null });
-  });
-});
-
 describe('WebhookClient when no connection is made', () => {
   let silentServer: NetServer;
   let silentPort = 0;

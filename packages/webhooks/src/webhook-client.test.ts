@@ -86,6 +86,12 @@ describe('WebhookClient with receivers that bend HTTP/1.1', () => {
     ],
     ['/continue', (s) => s.end('HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n')],
     ['/rfc850', (s) => s.end('HTTP/1.1 503 Service Unavailable\r\nRetry-After: Sunday, 06-Nov-94 08:49:37 GMT\r\nContent-Length: 0\r\n\r\n')],
+    // RFC 9112 §6.3: a 204 or 304 ends at its empty line whatever its Content-Length says (RFC
+    // 9110 §8.6: a 304 may carry the length its 200 would have had); the connection is kept.
+    ['/204-length', (s) => s.write('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n')],
+    ['/204-length-and-bytes', (s) => s.write('HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello')],
+    ['/304-length', (s) => s.write('HTTP/1.1 304 Not Modified\r\nContent-Length: 1234\r\n\r\n')],
+    ['/ok', (s) => s.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')],
   ]);
   let server: NetServer;
   let base = '';
@@ -99,7 +105,8 @@ describe('WebhookClient with receivers that bend HTTP/1.1', () => {
         head += chunk.toString('latin1');
         const path = /^POST (\S+) /.exec(head)?.[1];
         if (!path || !head.includes('\r\n\r\n')) return;
-        socket.off('data', onData);
+        // The next request on a kept connection is read afresh.
+        head = '';
         answers.get(path)?.(socket);
       };
       socket.on('data', onData);
@@ -131,5 +138,16 @@ describe('WebhookClient with receivers that bend HTTP/1.1', () => {
 
   test('when Retry-After is an obsolete RFC 850 date, then it is read (RFC 9110 §5.6.7), here long past', async () => {
     expect(await post('/rfc850')).toMatchObject({ status: 503, retryAfterSeconds: 0 });
+  });
+
+  test('when a 204 carries a Content-Length, then it is a success with an empty body, not a response cut off', async () => {
+    expect(await post('/204-length')).toMatchObject({ status: 204, body: '', error: null });
+    expect(await post('/204-length-and-bytes')).toMatchObject({ status: 204, body: '', error: null });
+    // The stray bytes did not become the next answer.
+    expect(await post('/ok')).toMatchObject({ status: 200, body: 'ok', error: null });
+  });
+
+  test('when a 304 carries a Content-Length, then it is answered as the 304 it is', async () => {
+    expect(await post('/304-length')).toMatchObject({ status: 304, body: '', error: null });
   });
 });

@@ -10,6 +10,7 @@ import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from '
 import type { ApiClient, ApiResponse } from '../../../test/support/http';
 import { publish } from '../../../test/support/published-records';
 import { waitForEmail } from '../../../test/support/sending';
+import { insertReceived, type ReceivedFixture } from './received-fixtures';
 
 // What a client generated from GET /openapi.json relies on: every answer's status is one the
 // operation lists, its content type is the one declared for that status, its JSON body is valid
@@ -377,9 +378,9 @@ describe('every operation of the OpenAPI document answers as the document says',
   test('when reading received emails, then each answer is as documented', async () => {
     const route = (await a.token.post('/routes', { match: 'hello@received.example' })).body.id as string;
     const raw = Buffer.from('From: Alice <alice@example.com>\r\nTo: hello@received.example\r\nSubject: Hi\r\n\r\nhello\r\n');
-    const parsed = await insertReceived(db, { projectId: a.projectId, routeIds: [route], raw, parsed: true });
-    const unparsed = await insertReceived(db, { projectId: a.projectId, routeIds: [route], raw, parsed: false });
-    const feedback = await insertReceived(db, { projectId: a.projectId, routeIds: [], raw, parsed: true });
+    const parsed = await insertReceived(db, receivedFixture(a.projectId, [route], raw, true));
+    const unparsed = await insertReceived(db, receivedFixture(a.projectId, [route], raw, false));
+    const feedback = await insertReceived(db, receivedFixture(a.projectId, [], raw, true));
 
     await expectStatus(200, a.token, 'get', '/emails/received');
     await expectStatus(200, a.token, 'get', '/emails/received', { query: { routeId: route, limit: '1' } });
@@ -549,76 +550,33 @@ describe('every operation of the OpenAPI document answers as the document says',
   });
 });
 
-interface ReceivedFixture {
-  projectId: string;
-  routeIds: string[];
-  raw: Buffer;
-  /** Whether the inbound processing has parsed it yet. */
-  parsed: boolean;
-}
-
-/**
- * Stores a received email the way the MX (the row, before its 250) and the processing (the parsed
- * columns and attachments) do, as received.test.ts does: those services are not part of this test.
- */
-async function insertReceived(db: Client, fixture: ReceivedFixture): Promise<{ id: string; attachmentIds: string[] }> {
-  const id = newId('receivedEmail');
-  const p = fixture.parsed
-    ? {
-        from: { address: 'alice@example.com', name: 'Alice' },
-        to: [{ address: 'hello@received.example', name: '' }],
-        cc: [{ address: 'bob@example.com', name: 'Bob' }],
-        replyTo: [],
-        headers: [{ name: 'Subject', value: 'Hi' }],
-        authentication: { spf: { result: 'pass' }, dkim: [{ result: 'none' }], dmarc: { result: 'none' }, arc: { result: 'none' } },
-      }
-    : null;
-  await db.query(
-    `INSERT INTO received_emails (id, project_id, kind, route_ids, mail_from, rcpt_to, remote_address, helo, raw, size, processed_at,
-        from_address, "to", cc, reply_to, subject, text, html, text_reply, headers, message_id, in_reply_to, "references", date, authentication, created_at)
-     VALUES ($1, $2, $3, $4, 'alice@example.com', ARRAY['hello@received.example'], '203.0.113.7', 'mail.example.com', $5, $6,
-        CASE WHEN $7 THEN now() AT TIME ZONE 'UTC' END,
-        $8, COALESCE($9, '[]'::jsonb), COALESCE($10, '[]'::jsonb), COALESCE($11, '[]'::jsonb), $12, $13, $14, $15, COALESCE($16, '[]'::jsonb), $17, $18, $19,
-        $20::timestamptz AT TIME ZONE 'UTC', $21, now() AT TIME ZONE 'UTC')`,
-    [
-      id,
-      fixture.projectId,
-      fixture.routeIds.length > 0 ? 'route' : 'feedback',
-      fixture.routeIds,
-      fixture.raw,
-      fixture.raw.length,
-      p !== null,
-      p ? JSON.stringify(p.from) : null,
-      p ? JSON.stringify(p.to) : null,
-      p ? JSON.stringify(p.cc) : null,
-      p ? JSON.stringify(p.replyTo) : null,
-      p ? 'Hi' : null,
-      p ? 'hello' : null,
-      p ? '<p>hello</p>' : null,
-      p ? 'hello' : null,
-      p ? JSON.stringify(p.headers) : null,
-      p ? '<m1@example.com>' : null,
-      null,
-      [],
-      p ? '2026-11-20T08:30:00.000Z' : null,
-      p ? JSON.stringify(p.authentication) : null,
+/** What a parsed received email shows (or null: not processed yet), with two attachments. */
+function receivedFixture(projectId: string, routeIds: string[], raw: Buffer, parsed: boolean): ReceivedFixture {
+  if (!parsed) return { projectId, routeIds, kind: routeIds.length > 0 ? 'route' : 'feedback', raw };
+  return {
+    projectId,
+    routeIds,
+    kind: routeIds.length > 0 ? 'route' : 'feedback',
+    raw,
+    parsed: {
+      from: { address: 'alice@example.com', name: 'Alice' },
+      to: [{ address: 'hello@received.example', name: '' }],
+      cc: [{ address: 'bob@example.com', name: 'Bob' }],
+      replyTo: [],
+      subject: 'Hi',
+      text: 'hello',
+      html: '<p>hello</p>',
+      textReply: 'hello',
+      headers: [{ name: 'Subject', value: 'Hi' }],
+      messageId: '<m1@example.com>',
+      inReplyTo: null,
+      references: [],
+      date: '2026-11-20T08:30:00.000Z',
+      authentication: { spf: { result: 'pass' }, dkim: [{ result: 'none' }], dmarc: { result: 'none' }, arc: { result: 'none' } },
+    },
+    attachments: [
+      { filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, disposition: 'attachment', content: Buffer.from('%PDF-1.4 not really') },
+      { filename: null, contentType: 'image/png', contentId: 'logo@acme', disposition: 'inline', content: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
     ],
-  );
-  const attachmentIds: string[] = [];
-  const attachments = p
-    ? [
-        { filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, disposition: 'attachment', content: Buffer.from('%PDF-1.4 not really') },
-        { filename: null, contentType: 'image/png', contentId: 'logo@acme', disposition: 'inline', content: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
-      ]
-    : [];
-  for (const [position, attachment] of attachments.entries()) {
-    const attachmentId = newId('attachment');
-    attachmentIds.push(attachmentId);
-    await db.query(
-      `INSERT INTO received_attachments (id, received_email_id, position, filename, content_type, size, content_id, disposition, content)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [attachmentId, id, position, attachment.filename, attachment.contentType, attachment.content.length, attachment.contentId, attachment.disposition, attachment.content],
-    );
-  }
-  return { id, attachmentIds };
+  };
 }

@@ -1,39 +1,25 @@
-import { randomBytes } from 'node:crypto';
-import { createRedis, EventQueue, loadConfig, WebhookQueue } from '@mailroom/core';
-import { createPool, fanOutEvents, type Pool } from '@mailroom/db';
+import { loadConfig, WebhookQueue } from '@mailroom/core';
+import { fanOutEvents, type Pool } from '@mailroom/db';
 import { createAttemptDeps } from '@mailroom/webhooks';
-import { createTestDatabase } from '../../../test/support/databases';
 import { DnsServer } from '../../../test/support/dns-server';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
 import { DeliveryRunner } from '../src/delivery-runner';
 import { startDispatcher } from '../src/start-dispatcher';
-import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
+import { appendTestEvents, capturingLogger, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
-/** One dispatcher on a database of its own, and a way to emit events to it. */
+/** One dispatcher on a test bed of its own, with a project to emit events in. */
 async function startSetup(label: string, env: Record<string, string>) {
-  const database = await createTestDatabase(label);
-  const pool = createPool(database.url, 4);
-  const config = loadConfig(testEnv(database, { RECONCILE_INTERVAL_SECONDS: '1', ...env }));
-  const dispatcher = await startDispatcher(config, { logger: capturingLogger().logger });
-  const redis = createRedis(config.redisUrl, 'request');
-  await redis.connect();
-  const eventQueue = new EventQueue(redis, config.queuePrefix);
-  const projectId = await createProject(pool);
+  const bed = await openTestBed(label, { RECONCILE_INTERVAL_SECONDS: '1', ...env });
+  const dispatcher = await startDispatcher(loadConfig(bed.env), { logger: capturingLogger().logger });
+  const projectId = await createProject(bed.pool);
   return {
-    pool,
+    pool: bed.pool,
     dispatcher,
     projectId,
-    async emit(type: string, count = 1) {
-      const ids = await appendTestEvents(pool, projectId, Array.from({ length: count }, () => ({ type })));
-      await eventQueue.notify();
-      return ids;
-    },
+    emit: (type: string, count = 1) => bed.emit(projectId, type, count),
     async close() {
       await dispatcher.stop();
-      await eventQueue.close();
-      redis.disconnect();
-      await pool.end();
-      await database.drop();
+      await bed.close();
     },
   };
 }
@@ -123,29 +109,25 @@ describe('an endpoint that never answers', () => {
 
 describe('the process-wide bound on posts', () => {
   const receiver = new Receiver();
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let bed: DispatcherTestBed;
   let pool: Pool;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   let queue: WebhookQueue;
 
   beforeAll(async () => {
-    database = await createTestDatabase('whbound');
-    pool = createPool(database.url, 4);
-    await redis.connect();
-    queue = new WebhookQueue(redis, `mrtest-${randomBytes(4).toString('hex')}`);
+    bed = await openTestBed('whbound');
+    pool = bed.pool;
+    queue = new WebhookQueue(bed.redis, bed.env.QUEUE_PREFIX as string);
     receiver.delayMs = 20;
     await receiver.start();
   });
   afterAll(async () => {
     await queue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   test('when more endpoints have claimed deliveries than the process may post at once, then every one is posted as others end', async () => {
-    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
+    const config = loadConfig(bed.env);
     const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
     const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 2, maxInFlight: 3, leaseSeconds: 60, timeoutSeconds: config.webhookTimeoutSeconds, claimAhead: 4 });
     const projectId = await createProject(pool);
@@ -164,7 +146,7 @@ describe('the process-wide bound on posts', () => {
   });
 
   test('when a job settles, then it waits until its endpoint has about two rounds left, at most its bound, and not past a stop', async () => {
-    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true' }));
+    const config = loadConfig(bed.env);
     const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
     const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 1, maxInFlight: 3, leaseSeconds: 60, timeoutSeconds: config.webhookTimeoutSeconds, claimAhead: 2 });
     const projectId = await createProject(pool);

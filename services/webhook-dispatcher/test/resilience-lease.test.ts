@@ -1,38 +1,30 @@
-import { randomBytes } from 'node:crypto';
-import { createRedis, loadConfig, openQueue, queues, WebhookQueue } from '@mailroom/core';
-import { createPool, fanOutEvents, type Pool } from '@mailroom/db';
+import { loadConfig, openQueue, queues, WebhookQueue } from '@mailroom/core';
+import { fanOutEvents, type Pool } from '@mailroom/db';
 import { createAttemptDeps } from '@mailroom/webhooks';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
 import { DeliveryRunner } from '../src/delivery-runner';
-import { appendTestEvents, capturingLogger, createEndpoint, createProject, Receiver, until } from './support';
+import { appendTestEvents, capturingLogger, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
 
 describe('a claimed delivery whose lease no longer covers its post', () => {
-  let database: TestDatabase;
+  let bed: DispatcherTestBed;
   let pool: Pool;
   let queue: WebhookQueue;
-  let prefix: string;
-  const redis = createRedis('redis://127.0.0.1:6379', 'request');
   const receiver = new Receiver();
 
   beforeAll(async () => {
-    database = await createTestDatabase('whreslease');
-    pool = createPool(database.url, 4);
-    await redis.connect();
-    prefix = `mrtest-${randomBytes(4).toString('hex')}`;
-    queue = new WebhookQueue(redis, prefix);
+    bed = await openTestBed('whreslease', { WEBHOOK_TIMEOUT_SECONDS: '1' });
+    pool = bed.pool;
+    queue = new WebhookQueue(bed.redis, bed.env.QUEUE_PREFIX as string);
     await receiver.start();
   });
   afterAll(async () => {
     await queue.close();
-    redis.disconnect();
     await receiver.stop();
-    await pool.end();
-    await database.drop();
+    await bed.close();
   });
 
   test('when claimed deliveries wait behind a post that takes the whole timeout, then those the lease no longer covers are handed back unposted, not posted late', async () => {
-    const config = loadConfig(testEnv(database, { ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_TIMEOUT_SECONDS: '1' }));
+    const config = loadConfig(bed.env);
     const deps = createAttemptDeps({ config, masterSecret: TEST_SECRET_KEY });
     // A 4 s lease covers a post (1 s) and its commit (2 s) only when the post starts within 1 s of the claim.
     const runner = new DeliveryRunner({ pool, deps, queue, logger: capturingLogger().logger, perEndpoint: 1, maxInFlight: 1, leaseSeconds: 4, timeoutSeconds: 1, claimAhead: 3 });
@@ -54,7 +46,7 @@ describe('a claimed delivery whose lease no longer covers its post', () => {
     await runner.drain();
     expect(receiver.requests).toHaveLength(1);
     // Given back to the queue, due now, for a fresh claim (beside the first one's retry).
-    const deliveries = openQueue(queues.webhookDeliveries, { connection: redis, prefix });
+    const deliveries = openQueue(queues.webhookDeliveries, { connection: bed.redis, prefix: bed.env.QUEUE_PREFIX as string });
     const jobs = await deliveries.queue.getJobs(['wait', 'delayed', 'prioritized']);
     await deliveries.close();
     const queued = new Set(jobs.flatMap((j) => (j.data as { deliveries: { eventId: string }[] }).deliveries.map((d) => d.eventId)));
