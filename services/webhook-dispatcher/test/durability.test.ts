@@ -1,9 +1,8 @@
 import type { Pool } from '@mailroom/db';
 import { Redis } from 'ioredis';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
+import { createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
 
-const READY = 'webhook dispatcher started';
 
 describe('the dispatcher as a process', () => {
   let bed: DispatcherTestBed;
@@ -14,11 +13,7 @@ describe('the dispatcher as a process', () => {
 
   beforeAll(async () => {
     bed = await openTestBed('whdurable', {
-      LOG_LEVEL: 'info',
-      // A lease of max(LEASE_SECONDS, timeout + 5) = 6 s.
-      LEASE_SECONDS: '2',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
+      ...CHILD_PROCESS_SETTINGS,
       WEBHOOK_RETRY_SCHEDULE: '2,2,2,2,2',
     });
     ({ pool, env } = bed);
@@ -42,7 +37,7 @@ describe('the dispatcher as a process', () => {
     receiver.delayMs = 50;
     const { id } = await createEndpoint(pool, projectId, { url: receiver.url, events: ['email.delivered'] });
     const ids = await emit('email.delivered', 200);
-    const first = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const first = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     await until(() => receiver.requests.length >= 30, 20_000, 'the first deliveries');
     first.kill('SIGKILL');
     await first.waitForExit();
@@ -51,7 +46,7 @@ describe('the dispatcher as a process', () => {
     // Posts were in flight: their deliveries are still leased by the dead process.
     expect(atKill.filter((d) => d.state === 'pending' && d.leased).length).toBeGreaterThan(0);
 
-    const second = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const second = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     try {
       await until(async () => (await states(id)).filter((d) => d.state === 'succeeded').length === 200, 60_000, 'all 200 deliveries');
     } finally {
@@ -67,7 +62,7 @@ describe('the dispatcher as a process', () => {
     receiver.answer = () => ({ status: 500 });
     const { id } = await createEndpoint(pool, projectId, { url: receiver.url, events: ['email.bounced'] });
     const ids = await emit('email.bounced', 30);
-    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     await until(() => received(ids) === 30, 20_000, 'the first failed attempts');
     dispatcher.kill('SIGTERM');
     expect(await dispatcher.waitForExit()).toBe(0);
@@ -83,7 +78,7 @@ describe('the dispatcher as a process', () => {
       raw.disconnect();
     }
     receiver.answer = () => ({ status: 200 });
-    const restarted = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const restarted = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     try {
       await until(async () => (await states(id)).every((d) => d.state === 'succeeded'), 30_000, 'the reconciler to recover all 30');
     } finally {

@@ -4,9 +4,8 @@ import { Redis } from 'ioredis';
 import { freePort } from '../../../scripts/lib/free-port';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { killRedisClientsOf, PausableProxy, repeated, TEST_APPLICATION, terminateBackends } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
 
-const READY = 'webhook dispatcher started';
 
 describe('the dispatcher when its connections break', () => {
   let bed: DispatcherTestBed;
@@ -20,11 +19,7 @@ describe('the dispatcher when its connections break', () => {
     bed = await openTestBed(
       'whresconn',
       {
-        LOG_LEVEL: 'info',
-        // A lease of max(LEASE_SECONDS, 2 × timeout + 5) = 7 s.
-        LEASE_SECONDS: '2',
-        WEBHOOK_TIMEOUT_SECONDS: '1',
-        RECONCILE_INTERVAL_SECONDS: '1',
+        ...CHILD_PROCESS_SETTINGS,
         WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1,1,1,1',
       },
       `?application_name=${TEST_APPLICATION}`,
@@ -66,7 +61,7 @@ describe('the dispatcher when its connections break', () => {
     const rs = [await receiver(), await receiver(), await receiver()];
     const endpoints = await Promise.all(rs.map((r) => createEndpoint(pool, projectId, { url: r.url, events: ['email.delivered'] })));
     const webhookIds = endpoints.map((e) => e.id);
-    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     let terminated = 0;
     const ids: string[] = [];
     try {
@@ -102,7 +97,7 @@ describe('the dispatcher when its connections break', () => {
     const eventQueue = new EventQueue(redis, env.QUEUE_PREFIX!);
     const r = await receiver();
     const { id: webhookId } = await createEndpoint(pool, projectId, { url: r.url, events: ['email.opened'] });
-    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     let killed = 0;
     const ids: string[] = [];
     try {
@@ -138,7 +133,7 @@ describe('the dispatcher when its connections break', () => {
     const eventQueue = new EventQueue(redis, env.QUEUE_PREFIX!);
     const r = await receiver();
     const { id: webhookId } = await createEndpoint(pool, projectId, { url: r.url, events: ['email.clicked'] });
-    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, READY);
+    const dispatcher = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
     const ids: string[] = [];
     const readiness: number[] = [];
     try {

@@ -1,8 +1,7 @@
 import type { Pool } from '@mailroom/db';
 import { ServiceProcess } from '../../../test/support/service-process';
-import { createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
+import { createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
 
-const READY = 'webhook dispatcher started';
 // A job may fire this much before its row's due time (EARLY_SLACK_SECONDS of claimDeliveries), ms.
 const EARLY_SLACK_MS = 2_000;
 
@@ -23,10 +22,7 @@ describe('retries across a dispatcher restart', () => {
 
   beforeAll(async () => {
     bed = await openTestBed('whresrestart', {
-      LOG_LEVEL: 'info',
-      LEASE_SECONDS: '2',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
+      ...CHILD_PROCESS_SETTINGS,
       // The first retry 8 s (±10 %) after the first attempt: far longer than a restart.
       WEBHOOK_RETRY_SCHEDULE: '8',
     });
@@ -56,12 +52,12 @@ describe('retries across a dispatcher restart', () => {
         return { status: 500 };
       };
       const { id } = await createEndpoint(pool, projectId, { url: `${receiver.url}?${tag}`, events: ['email.delivered'] });
-      const first = await ServiceProcess.start('webhook-dispatcher', env, READY);
+      const first = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
       const ids = await bed.emit(projectId, 'email.delivered', 20);
       await until(async () => (await attempts(id)).length === 20, 20_000, 'the 20 first attempts recorded');
       first.kill(signal);
       await first.waitForExit();
-      const second = await ServiceProcess.start('webhook-dispatcher', env, READY);
+      const second = await ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY);
       try {
         await until(async () => (await attempts(id)).filter((a) => a.success).length === 20, 40_000, 'the 20 retries');
       } finally {

@@ -4,9 +4,8 @@ import type { Redis } from 'ioredis';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
 import { unrecordedPosts } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, type DispatcherTestBed, openTestBed, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
 
-const READY = 'webhook dispatcher started';
 const TYPES = ['email.delivered', 'email.opened', 'email.bounced'] as const;
 
 describe('the dispatcher at scale', () => {
@@ -18,10 +17,7 @@ describe('the dispatcher at scale', () => {
 
   beforeAll(async () => {
     bed = await openTestBed('whresscale', {
-      LOG_LEVEL: 'info',
-      LEASE_SECONDS: '2',
-      WEBHOOK_TIMEOUT_SECONDS: '1',
-      RECONCILE_INTERVAL_SECONDS: '1',
+      ...CHILD_PROCESS_SETTINGS,
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1',
     });
     ({ pool, env: baseEnv, redis } = bed);
@@ -96,7 +92,7 @@ describe('the dispatcher at scale', () => {
     for (const r of rs) r.delayMs = 5;
     const endpoints = await Promise.all(rs.map((r) => createEndpoint(pool, projectId, { url: r.url, events: ['email.delivered'] })));
     const ids = endpoints.map((e) => e.id);
-    const processes = await Promise.all([ServiceProcess.start('webhook-dispatcher', env, READY), ServiceProcess.start('webhook-dispatcher', env, READY)]);
+    const processes = await Promise.all([ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY), ServiceProcess.start('webhook-dispatcher', env, DISPATCHER_READY)]);
     const [first, second] = processes as [ServiceProcess, ServiceProcess];
     const emit = async (n: number) => {
       const out: string[] = [];

@@ -171,6 +171,16 @@ export interface DispatcherTestBed {
   close(): Promise<void>;
 }
 
+/**
+ * Settings for a dispatcher run as a child process that a test kills or starves: its log lines
+ * to read, and a short lease (max(LEASE_SECONDS, 2 × timeout + 5) = 7 s), timeout and reconcile
+ * interval, so lost work comes back within the test.
+ */
+export const CHILD_PROCESS_SETTINGS = { LOG_LEVEL: 'info', LEASE_SECONDS: '2', WEBHOOK_TIMEOUT_SECONDS: '1', RECONCILE_INTERVAL_SECONDS: '1' } as const;
+
+/** The READY line a dispatcher child process logs when it has started. */
+export const DISPATCHER_READY = 'webhook dispatcher started';
+
 export async function openTestBed(label: string, settings: Record<string, string> = {}, poolUrlSuffix = ''): Promise<DispatcherTestBed> {
   const database = await createTestDatabase(label);
   const pool = createPool(`${database.url}${poolUrlSuffix}`, 4);
