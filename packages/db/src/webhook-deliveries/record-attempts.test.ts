@@ -2,6 +2,7 @@ import { newId } from '@mailroom/core';
 import { createTestDatabase, type TestDatabase } from '../../../../test/support/databases';
 import { createPool, type Pool } from '../pool';
 import { listWebhookAttempts } from '../webhook-endpoints/webhook-attempts';
+import { deleteWebhook } from '../webhook-endpoints/webhook-rows';
 import { claimDeliveries } from './claim-deliveries';
 import { type AttemptRecord, recordAttempts } from './record-attempts';
 
@@ -118,5 +119,39 @@ describe('timestamps when the database session is not in UTC', () => {
     await pool.query({ text: 'UPDATE webhook_deliveries SET lease_until = NULL WHERE webhook_id = $1', values: [webhookId] });
     const [target] = await claimDeliveries(tokyo, [{ eventId, webhookId }], 60);
     expect(target?.previousSecretCiphertext).toBe('old');
+  });
+});
+
+describe('deleting an endpoint while its attempts are recorded', () => {
+  test('when a recorder holds a delivery and then locks its endpoint (its order) as the endpoint is deleted, then neither deadlocks: the delete waits, then removes both', async () => {
+    const { webhookIds } = await endpointsWithDeliveries(1, 1);
+    const webhookId = webhookIds[0] as string;
+    const recorder = await pool.connect();
+    try {
+      await recorder.query('BEGIN');
+      // The recorder's statement first updates the batch's deliveries...
+      await recorder.query({ text: 'UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE webhook_id = $1', values: [webhookId] });
+      const deleting = deleteWebhook(pool, projectId, webhookId);
+      const settled = deleting.then(
+        () => 'deleted',
+        (err: Error) => err.message,
+      );
+      // ...while the delete waits for a lock...
+      for (;;) {
+        const { rows } = await pool.query<{ n: number }>({
+          text: `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhook%'`,
+        });
+        if ((rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      // ...and then locks the endpoints, as LOCK_ENDPOINTS does. Deleting the endpoint first had locked it: a deadlock.
+      await recorder.query({ text: 'SELECT id FROM webhooks WHERE id = $1 FOR NO KEY UPDATE', values: [webhookId] });
+      await recorder.query('COMMIT');
+      expect(await settled).toBe('deleted');
+    } finally {
+      recorder.release();
+    }
+    expect((await pool.query({ text: 'SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1', values: [webhookId] })).rows).toEqual([]);
+    expect((await pool.query({ text: 'SELECT 1 FROM webhooks WHERE id = $1', values: [webhookId] })).rows).toEqual([]);
   });
 });

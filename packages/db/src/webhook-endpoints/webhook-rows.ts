@@ -1,4 +1,4 @@
-import type { Queryable } from '../pool';
+import { inTransaction, type Pool, type Queryable } from '../pool';
 import { sealNewWebhookSecret } from './webhook-secret';
 
 export type WebhookDisabledReason = 'gone' | 'failing' | 'manual';
@@ -142,10 +142,22 @@ export async function updateWebhook(
   return (await findWebhook(db, projectId, id)) ? 'unknown_route' : 'not_found';
 }
 
-/** Deletes an endpoint of the project with its deliveries and attempt log; false when it is not the project's. */
-export async function deleteWebhook(db: Queryable, projectId: string, id: string): Promise<boolean> {
-  const { rowCount } = await db.query({ text: 'DELETE FROM webhooks WHERE id = $1 AND project_id = $2', values: [id, projectId] });
-  return (rowCount ?? 0) > 0;
+/**
+ * Deletes an endpoint of the project with its deliveries and attempt log; false when it is not
+ * the project's. Its deliveries go first, then the endpoint (whose cascade takes any the fan-out
+ * added meanwhile): the dispatcher's attempt recorder locks deliveries, then their endpoints, and
+ * a lone `DELETE FROM webhooks` locks the endpoint, then cascades to its deliveries, so the two
+ * deadlocked while deliveries were being recorded.
+ */
+export async function deleteWebhook(pool: Pool, projectId: string, id: string): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    await client.query({
+      text: 'DELETE FROM webhook_deliveries d USING webhooks w WHERE d.webhook_id = w.id AND w.id = $1 AND w.project_id = $2',
+      values: [id, projectId],
+    });
+    const { rowCount } = await client.query({ text: 'DELETE FROM webhooks WHERE id = $1 AND project_id = $2', values: [id, projectId] });
+    return (rowCount ?? 0) > 0;
+  });
 }
 
 /** How long deliveries stay signed with the secret a rotation replaced (DESIGN §5). */

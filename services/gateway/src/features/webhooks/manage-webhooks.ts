@@ -99,8 +99,8 @@ export async function changeWebhook(deps: WebhookEndpointDeps, projectId: string
   return result.webhook;
 }
 
-export async function removeWebhook(db: Queryable, projectId: string, id: string): Promise<void> {
-  if (!isId('webhook', id) || !(await deleteWebhook(db, projectId, id))) throw notFound('webhook');
+export async function removeWebhook(pool: Pool, projectId: string, id: string): Promise<void> {
+  if (!isId('webhook', id) || !(await deleteWebhook(pool, projectId, id))) throw notFound('webhook');
 }
 
 /** A new secret for the endpoint, answered this once; the previous one keeps signing for 24 hours. */
