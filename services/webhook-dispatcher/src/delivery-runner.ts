@@ -11,8 +11,6 @@ const MAX_WAITING_PER_ENDPOINT = 10_000;
 const MAX_WAITING = 100_000;
 // How much later a delivery that found no room in memory is tried again (ms).
 const DEFER_MS = 5_000;
-// How often a settling job looks at its endpoints again (ms).
-const SETTLE_POLL_MS = 20;
 // What a lease must still cover after a post's timeout: the record window and a commit (s).
 const COMMIT_SECONDS = 2;
 
@@ -51,6 +49,12 @@ export function claimAhead(options: { leaseSeconds: number; timeoutSeconds: numb
 }
 
 const keyOf = (k: DeliveryKey) => `${k.eventId} ${k.webhookId}`;
+
+/** A delivery job waiting in `settle`: the endpoints not yet settled. */
+interface Settler {
+  pending: Set<string>;
+  resolve: () => void;
+}
 
 /** One endpoint's deliveries in this process. */
 interface EndpointState {
@@ -105,8 +109,12 @@ export class DeliveryRunner {
   private pumpAgain = false;
   private stopping = false;
   private readonly recorder: AttemptRecorder;
+  /** Delivery jobs waiting for their endpoints to settle (`settle`). */
+  private readonly settlers = new Set<Settler>();
+  private readonly settleLimit: number;
 
   constructor(private readonly options: DeliveryRunnerOptions) {
+    this.settleLimit = 2 * options.perEndpoint;
     this.recorder = new AttemptRecorder({
       ...options,
       idle: () => this.inFlight === 0,
@@ -145,20 +153,41 @@ export class DeliveryRunner {
    * leaves the rest of a backlog to the other dispatchers: without it, the process that fetched
    * fastest held the whole backlog in memory while the others (say, the ones KEDA just added)
    * had nothing to post. `maxMs` bounds the hold, so an endpoint that hangs only slows this
-   * process's intake.
+   * process's intake. The wait is woken by the post, claim or stop that brings an endpoint down
+   * to its two rounds, not polled: a poll every 20 ms let a busy endpoint run dry between polls
+   * while the next jobs were still in the queue, and the process idled half the time with one
+   * busy endpoint (the webhooks bench: 7.5k → 9k deliveries/s).
    */
   async settle(keys: readonly DeliveryKey[], maxMs: number): Promise<void> {
-    const endpoints = new Set(keys.map((k) => k.webhookId));
-    const limit = 2 * this.options.perEndpoint;
-    const deadline = Date.now() + maxMs;
-    const settled = () =>
-      this.stopping ||
-      Date.now() >= deadline ||
-      [...endpoints].every((id) => {
-        const state = this.endpoints.get(id);
-        return !state || state.waiting.length + state.claiming + state.ready.length <= limit;
-      });
-    while (!settled()) await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
+    const pending = new Set(keys.map((k) => k.webhookId));
+    for (const webhookId of pending) if (this.settledEndpoint(webhookId)) pending.delete(webhookId);
+    if (pending.size === 0 || this.stopping) return;
+    let settler: Settler | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      settler = { pending, resolve };
+      this.settlers.add(settler);
+      timer = setTimeout(resolve, maxMs);
+    });
+    clearTimeout(timer);
+    this.settlers.delete(settler as Settler);
+  }
+
+  /** True when the endpoint has at most `settleLimit` deliveries here, waiting, being claimed or claimed and not posting. */
+  private settledEndpoint(webhookId: string): boolean {
+    const state = this.endpoints.get(webhookId);
+    return !state || state.waiting.length + state.claiming + state.ready.length <= this.settleLimit;
+  }
+
+  /** The endpoint's stock went down: the settling jobs whose endpoints are all settled now resolve. */
+  private wakeSettlers(webhookId: string): void {
+    if (this.settlers.size === 0) return;
+    if (!this.settledEndpoint(webhookId)) return;
+    for (const settler of this.settlers) {
+      if (!settler.pending.delete(webhookId) || settler.pending.size > 0) continue;
+      this.settlers.delete(settler);
+      settler.resolve();
+    }
   }
 
   /**
@@ -167,6 +196,8 @@ export class DeliveryRunner {
    */
   stopIntake(): void {
     this.stopping = true;
+    for (const settler of this.settlers) settler.resolve();
+    this.settlers.clear();
   }
 
   /** Posts in flight now. */
@@ -211,6 +242,7 @@ export class DeliveryRunner {
 
   private forget(webhookId: string, state: EndpointState): void {
     if (state.waiting.length + state.ready.length + state.held.length + state.claiming + state.posting === 0) this.endpoints.delete(webhookId);
+    this.wakeSettlers(webhookId);
   }
 
   /** Claims what has room, one claim at a time; asked again while claiming, it runs once more after. */
