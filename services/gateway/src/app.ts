@@ -4,6 +4,7 @@ import { dashboardRouter } from './features/dashboard/serve-dashboard';
 import { errorHandler } from './http/error-handler';
 import { observeRequests } from './http/observe';
 import { assignRequestId } from './http/request-id';
+import { requireHostHeader } from './http/request-framing';
 import { longestBodyDeadlineMs, mountRoutes, unmatchedRoute } from './http/router';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
 import { allRoutes } from './routes';
@@ -21,6 +22,7 @@ export function buildApp(ctx: GatewayContext, timeouts: HttpTimeouts = DEFAULT_T
   app.set('query parser', 'simple');
   app.use(assignRequestId());
   app.use(observeRequests(ctx.logger.child({ component: 'http' }), ctx.metrics));
+  app.use(requireHostHeader());
   mountRoutes(app, routes, ctx, timeouts);
   app.use(dashboardRouter());
   app.use(unmatchedRoute(routes));

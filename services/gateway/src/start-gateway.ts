@@ -105,9 +105,15 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
       requestTimeout: timeouts.headersMs + longestBodyMs + 1_000,
       // Node checks both timeouts only this often (30 s by default), which stretches them.
       connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeouts.headersMs / 4)),
+      // Node's own refusal is a bare 400; the app refuses a missing Host as JSON (request-framing.ts).
+      requireHostHeader: false,
     },
     app,
   );
+  // An Expect other than 100-continue: Node would answer a bare 417, outside the contract's
+  // errors. RFC 9110 §10.1.1 lets a server ignore an expectation it does not know, so the
+  // request is served as if it had none.
+  server.on('checkExpectation', app);
   // Which path stalled is unknown before the headers are complete: any stalled request counts
   // against its address's sign-in budget, as a stalled sign-in body does.
   server.on('clientError', answerClientError(logger.child({ component: 'http' }), (ip) => countStalledLogin(ctx.rateLimits, ip)));

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 
+// One message for every way a limit can be wrong, with the real bounds: zod's own would name
+// 2^53 for a huge number, or "NaN" for a word.
+const LIMIT_MESSAGE = { error: 'must be a whole number from 1 to 100' };
+
 /** `limit` (1–100, default 20) and `after` (the last id seen), as every list takes them. */
 export const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20).meta({ description: 'How many items to answer, 1–100.' }),
+  limit: z.coerce.number(LIMIT_MESSAGE).int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE).default(20).meta({ description: 'How many items to answer, 1–100.' }),
   after: z.string().min(1).max(64).optional().meta({ description: 'The id of the last item of the previous page; answers the items after it.' }),
 });
 

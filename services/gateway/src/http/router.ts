@@ -16,6 +16,10 @@ const DEFAULT_BODY_LIMIT = '1mb';
 // Field names whose keys are the caller's data, not ours: never camelized.
 const OPAQUE_FIELDS = new Set(['headers', 'metadata']);
 const camelize = (value: unknown) => camelizeKeys(value, OPAQUE_FIELDS);
+// API answers hold a caller's data and secrets (tokens, webhook secrets, sessions, mail) and no
+// validators: no browser or proxy cache may keep them. Sessions travel in X-Service-Session,
+// which caches do not know as a credential, as they do Authorization. A route may set its own.
+const API_CACHE_CONTROL = 'no-store';
 
 /** `/projects/{id}` → `/projects/:id`. */
 const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -33,6 +37,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, req.ip) : undefined,
     });
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
+      res.setHeader('Cache-Control', API_CACHE_CONTROL);
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
       if (route.body) await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;

@@ -18,6 +18,7 @@ export function parseInput<S extends z.ZodType>(
   prepare?: (value: unknown) => unknown,
 ): z.output<S> {
   inspectInput(value, part);
+  if (part === 'query') refuseRepeatedParameters(schema, value);
   const result = schema.safeParse(prepare ? prepare(value) : value, { reportInput: true });
   if (result.success) return result.data;
   const issue = innermostIssue(result.error.issues[0]);
@@ -52,4 +53,18 @@ function innermostIssue(issue: z.core.$ZodIssue | undefined): z.core.$ZodIssue |
     current = { ...inner, path: [...current.path, ...inner.path] };
   }
   return current;
+}
+
+/**
+ * `?limit=1&limit=2` reaches us as an array, and no query parameter takes several values:
+ * which one was meant is a guess, so say so rather than "expected number, received NaN".
+ * Parameters the route does not take stay ignored, repeated or not.
+ */
+function refuseRepeatedParameters(schema: z.ZodType, query: unknown): void {
+  if (query === null || typeof query !== 'object') return;
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  for (const [name, value] of Object.entries(query)) {
+    if (!Array.isArray(value) || (shape && !(name in shape))) continue;
+    throw new MailroomError('validation_error', `\`${name}\`: must be given once in the query.`);
+  }
 }

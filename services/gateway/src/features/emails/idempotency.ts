@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MailroomError } from '@mailroom/core';
 import type { PoolClient } from '@mailroom/db';
+import type { Request } from 'express';
+import { headerText, singleHeader } from '../../http/single-header';
 
 const RETENTION_HOURS = 24;
 
@@ -11,13 +13,27 @@ export interface IdempotencyRequest {
   requestHash: string;
 }
 
-/** The Idempotency-Key header, if any: 1 to 256 characters, else 400 `invalid_idempotency_key`. */
-export function readIdempotencyKey(header: string | undefined): string | null {
+const MAX_KEY_CHARACTERS = 256;
+
+/**
+ * The request's Idempotency-Key, if any: sent once, 1 to 256 characters, else 400
+ * `invalid_idempotency_key`. Characters are Unicode characters of the UTF-8 the client sent,
+ * not bytes nor UTF-16 units, so 256 "é" or emoji are a valid key. HTTP strips the
+ * surrounding whitespace, so a key of only spaces is empty.
+ */
+export function readIdempotencyKey(req: Request): string | null {
+  const header = singleHeader(req, 'idempotency-key', () => invalidKey('The Idempotency-Key header must be sent once.'));
   if (header === undefined) return null;
-  if (header.length < 1 || header.length > 256) {
-    throw new MailroomError('invalid_idempotency_key', 'The Idempotency-Key header must be 1 to 256 characters.');
+  const key = headerText(header);
+  const characters = [...key].length;
+  if (characters < 1 || characters > MAX_KEY_CHARACTERS) {
+    throw invalidKey(`The Idempotency-Key header must be 1 to ${MAX_KEY_CHARACTERS} characters.`);
   }
-  return header;
+  return key;
+}
+
+function invalidKey(message: string): MailroomError {
+  return new MailroomError('invalid_idempotency_key', message);
 }
 
 /** JSON with object keys sorted at every depth, so equal bodies hash equal whatever their key order. */

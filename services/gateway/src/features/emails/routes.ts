@@ -29,7 +29,7 @@ const sentSchema = z.object({
 const sent = (id: string | undefined, unsigned: boolean | undefined) => ({ id: id ?? '', ...(unsigned ? { unsigned: true as const } : {}) });
 
 function idempotencyOf(req: Request, endpoint: IdempotencyRequest['endpoint'], body: unknown): IdempotencyRequest | null {
-  const key = readIdempotencyKey(req.get('idempotency-key'));
+  const key = readIdempotencyKey(req);
   return key === null ? null : { endpoint, key, requestHash: hashRequest(body) };
 }
 
