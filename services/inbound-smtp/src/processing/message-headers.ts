@@ -2,6 +2,7 @@
 import libmime from 'libmime';
 import { withKnownCharsets } from './charset-labels';
 import { parseRfc5322Date } from './date-header';
+import { headerBytesText } from './header-bytes';
 
 /** One header as DESIGN §7 lists them: in message order, duplicates kept. */
 export interface HeaderField {
@@ -12,18 +13,19 @@ export interface HeaderField {
 /**
  * Header lines (as mailparser keeps them: "Name: value", folding included, one char per byte)
  * to `{name, value}`: the name as written, the value unfolded, trimmed, 8-bit bytes read as
- * UTF-8 and RFC 2047 encoded words decoded. A line without a colon keeps its text as the name.
- * An empty line is no header: mailparser gives one for a message without a header section.
+ * UTF-8 (as Windows-1252 when they are not UTF-8, see headerBytesText) and RFC 2047 encoded
+ * words decoded. A line without a colon keeps its text as the name. An empty line is no
+ * header: mailparser gives one for a message without a header section.
  */
 export function decodeHeaderLines(lines: readonly { key: string; line: string }[]): HeaderField[] {
   return lines.filter(({ line }) => line.trim() !== '').map(({ line }) => {
     const colon = line.indexOf(':');
-    const name = utf8((colon < 0 ? line : line.slice(0, colon)).trim());
+    const name = headerBytesText((colon < 0 ? line : line.slice(0, colon)).trim());
     let value = '';
     try {
-      value = utf8(libmime.decodeHeader(line).value.trim());
+      value = headerBytesText(libmime.decodeHeader(line).value.trim());
     } catch {
-      value = utf8(line.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim());
+      value = headerBytesText(line.slice(colon + 1).replace(/\r?\n(?=[ \t])/g, '').trim());
     }
     return { name, value: decodeWordsSafely(value) };
   });
@@ -47,7 +49,6 @@ export function decodeWordsSafely(value: string): string {
   }
 }
 
-const utf8 = (binary: string) => Buffer.from(binary, 'binary').toString('utf8');
 
 /**
  * A Date header to a Date; null when missing or unreadable (mailparser would say "now", which

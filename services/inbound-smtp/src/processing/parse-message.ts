@@ -1,7 +1,10 @@
 import type { ReceivedAddress, ParsedAttachment, ReceivedContent } from '@mailroom/db';
 import type { AddressObject, EmailAddress, HeaderLines, Headers } from 'mailparser';
 import { hasComment, withoutAddressComments } from './address-comments';
+import { withoutObsoleteRoute } from './address-route';
+import { terminalFilename } from './attachment-filename';
 import { hasRelabelledWord, withKnownCharsets } from './charset-labels';
+import { hasNonUtf8Bytes, headerBytesText } from './header-bytes';
 import {
   decodeHeaderLines,
   decodeWordsSafely,
@@ -70,14 +73,18 @@ const ADDRESS_FIELDS = new Set(['from', 'to', 'cc', 'reply-to']);
 
 /**
  * The message with its address fields parsed again when any has a comment (taken out, see
- * withoutAddressComments) or an encoded word in a charset mailparser knows by another name (see
- * withKnownCharsets): mailparser reads the rewritten fields, groups and encoded words included,
- * and the headers list keeps them as written.
+ * withoutAddressComments), an encoded word in a charset mailparser knows by another name (see
+ * withKnownCharsets) or 8-bit bytes that are not UTF-8 (given as the UTF-8 of what
+ * headerBytesText reads; mailparser would make them U+FFFD): mailparser reads the rewritten
+ * fields, groups and encoded words included, and the headers list keeps them as written.
  */
 async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
   const fields = addressFields(mime.headerLines);
-  if (!fields.some((f) => hasComment(f.value) || hasRelabelledWord(f.value))) return mime;
-  const rewrite = (value: string) => withKnownCharsets(hasComment(value) ? withoutAddressComments(value) : value);
+  if (!fields.some((f) => hasComment(f.value) || hasRelabelledWord(f.value) || hasNonUtf8Bytes(f.value))) return mime;
+  const rewrite = (written: string) => {
+    const value = hasNonUtf8Bytes(written) ? Buffer.from(headerBytesText(written), 'utf8').toString('binary') : written;
+    return withKnownCharsets(hasComment(value) ? withoutAddressComments(value) : value);
+  };
   const block = fields.map((f) => `${f.name}: ${rewrite(f.value)}\r\n`).join('');
   const reread = await readMime(Buffer.from(`${block}\r\n`, 'binary'));
   const headers: Headers = new Map(mime.headers);
@@ -142,7 +149,7 @@ function addresses(value: unknown): ReceivedAddress[] {
   const visit = (entry: EmailAddress) => {
     if (out.length >= MAX_ADDRESSES) return;
     if (entry.group) entry.group.forEach(visit);
-    else if (entry.address) out.push({ address: clean(entry.address), name: entry.name ? clean(decodeWordsSafely(entry.name)) : null });
+    else if (entry.address) out.push({ address: clean(withoutObsoleteRoute(entry.address)), name: entry.name ? clean(decodeWordsSafely(entry.name)) : null });
   };
   for (const object of objects) for (const entry of object?.value ?? []) visit(entry);
   return out;
@@ -151,7 +158,7 @@ function addresses(value: unknown): ReceivedAddress[] {
 function attachment(part: MimeAttachment): ParsedAttachment {
   const cid = part.cid ?? part.contentId?.trim().replace(/^<|>$/g, '');
   return {
-    filename: part.filename ? clean(decodeWordsSafely(part.filename)) : null,
+    filename: part.filename ? terminalFilename(clean(decodeWordsSafely(part.filename))) : null,
     contentType: clean(part.contentType || 'application/octet-stream'),
     size: part.content.length,
     contentId: cid ? clean(cid) : null,
