@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MailroomError, requestPath, type TrackingTarget } from '@mailroom/core';
 import type { EngagementHit } from '@mailroom/db';
 import type { BotRules } from './bot-rules';
+import { redirectLocation } from './redirect-location';
 
 /** The smallest transparent GIF: 1×1, 43 bytes. */
 export const PIXEL_GIF = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -49,7 +50,8 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     return true;
   }
   const target = deps.tokens.verify(tokenOf(path));
-  if (target === null || target.kind !== route) {
+  const location = target?.kind === 'click' ? redirectLocation(target.url) : null;
+  if (target === null || target.kind !== route || (target.kind === 'click' && location === null)) {
     deps.count(route, 'not_found');
     sendError(res, new MailroomError('not_found', 'No such tracking link.'));
     return true;
@@ -61,7 +63,7 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     res.writeHead(200, PIXEL_HEADERS);
     res.end(req.method === 'GET' ? PIXEL_GIF : undefined);
   } else {
-    res.writeHead(302, ['location', target.url, ...REDIRECT_HEADERS]);
+    res.writeHead(302, ['location', location as string, ...REDIRECT_HEADERS]);
     res.end();
   }
   return true;

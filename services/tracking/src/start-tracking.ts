@@ -130,7 +130,16 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     // While stopping, each answer closes its connection: a client keeping one busy (an ingress's
     // keep-alive pool) would otherwise hold server.close() open, and the final write, forever.
     if (stopping) res.shouldKeepAlive = false;
-    if (handleTrackingRequest(deps, req, res)) return;
+    try {
+      if (handleTrackingRequest(deps, req, res)) return;
+    } catch (err) {
+      // A request handler that throws would otherwise take the process, and every buffered hit's
+      // answer with it, down: this request gets a 500 and the others go on.
+      logger.error({ err }, 'tracking request failed');
+      if (res.headersSent) res.destroy();
+      else sendError(res, new MailroomError('internal_server_error', 'The tracking link could not be answered.'));
+      return;
+    }
     const path = requestPath(req.url);
     if (path === '/healthz' || path === '/readyz' || path === '/metrics') return void handleOpsRequest(ops, req, res);
     sendError(res, new MailroomError('not_found', 'Only /o/<token>, /c/<token>, /healthz, /readyz and /metrics are served here.'));
