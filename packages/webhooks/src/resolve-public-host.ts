@@ -15,6 +15,8 @@ export class UnsafeWebhookHostError extends Error {
     readonly hostname: string,
     readonly reason: 'private_address' | 'unresolvable',
     message: string,
+    /** The refused address (for operators; never in the message, see resolvePublicHost). */
+    readonly address?: string,
   ) {
     super(message);
   }
@@ -41,10 +43,14 @@ export async function resolvePublicHost(hostname: string, options: ResolveOption
   }
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
   if (blocked && !options.allowPrivateNetworks) {
+    // The message reaches the caller (a 422, the attempt log): it names the address only when the
+    // URL itself did, so a tenant cannot map the internal DNS by creating endpoints.
+    const what = isIP(host) !== 0 ? `The address ${hostname} is` : `The host ${hostname} resolves to`;
     throw new UnsafeWebhookHostError(
       hostname,
       'private_address',
-      `The host ${hostname} resolves to ${blocked.address}, a private, loopback or link-local address (ALLOW_PRIVATE_NETWORKS is off).`,
+      `${what} a private, loopback or link-local address (ALLOW_PRIVATE_NETWORKS is off).`,
+      blocked.address,
     );
   }
   return addresses;

@@ -146,7 +146,7 @@ describe('SSRF probes at delivery: the address connected to is the one checked',
     const fresh = new WebhookClient({ timeoutSeconds: TIMEOUT_SECONDS, resolver: rebinding, allowPrivateNetworks: false });
     const second = await post(fresh, `http://rebind.acme.test:${receiver.port}/again`);
     await Promise.all([client.close(), fresh.close()]);
-    expect(second).toMatchObject({ status: null, error: expect.stringMatching(/resolves to 127\.0\.0\.1, a private/) });
+    expect(second).toMatchObject({ status: null, error: expect.stringMatching(/resolves to a private/) });
     expect(receiver.hits).toEqual([]);
     expect(dns.queries.filter((q) => q.name === 'rebind.acme.test' && q.type === 'A')).toHaveLength(2);
   });
@@ -190,7 +190,7 @@ describe('SSRF probes at delivery: proxies from the environment', () => {
     const inside = await post(client, 'http://inside.acme.test/hook');
     const outside = await post(client, 'http://outside.acme.test:9/hook');
     await client.close();
-    expect(inside).toMatchObject({ status: null, error: expect.stringMatching(/10\.0\.0\.7, a private/) });
+    expect(inside).toMatchObject({ status: null, error: expect.stringMatching(/inside\.acme\.test resolves to a private/) });
     expect(outside.status).not.toBe(RECEIVER_STATUS);
     expect(proxy.hits).toEqual([]);
   });

@@ -60,9 +60,9 @@ describe('webhook URLs on private networks (creation-time SSRF rule)', () => {
   });
 
   test('when a name resolves to a private address through DNS_SERVERS, then creation and PATCH are 422', async () => {
-    await refused('https://loopback.acme.test/hook', /loopback\.acme\.test resolves to 127\.0\.0\.1/);
-    await refused('https://mixed.acme.test/hook', /10\.1\.2\.3/);
-    await refused('https://v6.acme.test/hook', /fd00::1/);
+    await refused('https://loopback.acme.test/hook', /loopback\.acme\.test resolves to a private/);
+    await refused('https://mixed.acme.test/hook', /mixed\.acme\.test resolves to a private/);
+    await refused('https://v6.acme.test/hook', /v6\.acme\.test resolves to a private/);
     const { id } = (await api.post('/webhooks', { url: 'https://public.acme.test/hook', events: ['email.sent'] })).body;
     const res = await api.patch(`/webhooks/${id}`, { url: 'https://loopback.acme.test/hook' });
     expect(res.status).toBe(422);

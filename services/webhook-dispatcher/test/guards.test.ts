@@ -56,7 +56,7 @@ describe('the SSRF guard at delivery time', () => {
 
     const [attempt] = await attemptsOf(setup.pool, id);
     expect(attempt).toMatchObject({ success: false, response_status: null });
-    expect(attempt!.error).toMatch(/hooks\.example\.test resolves to 127\.0\.0\.1, a private, loopback or link-local address/);
+    expect(attempt!.error).toMatch(/hooks\.example\.test resolves to a private, loopback or link-local address/);
     expect(dns.queries.some((q) => q.name === 'hooks.example.test' && q.type === 'A')).toBe(true);
     expect(receiver.connections).toBe(0);
   });
@@ -65,7 +65,7 @@ describe('the SSRF guard at delivery time', () => {
     const { id } = await createEndpoint(setup.pool, setup.projectId, { url: receiver.url, events: ['email.opened'] });
     await setup.emit('email.opened');
     await until(async () => (await attemptsOf(setup.pool, id)).length === 1, 10_000, 'the refused attempt');
-    expect((await attemptsOf(setup.pool, id))[0]!.error).toMatch(/127\.0\.0\.1 resolves to 127\.0\.0\.1, a private/);
+    expect((await attemptsOf(setup.pool, id))[0]!.error).toMatch(/address 127\.0\.0\.1 is a private/);
     expect(receiver.connections).toBe(0);
   });
 });
