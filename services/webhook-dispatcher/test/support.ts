@@ -122,8 +122,9 @@ export async function createEndpoint(pool: Pool, projectId: string, options: End
   const secret = options.secret ?? newSecret();
   await pool.query({
     text: `INSERT INTO webhooks (id, project_id, url, events, route_id, enabled, disabled_reason, secret_ciphertext,
-                                 previous_secret_ciphertext, previous_secret_expires_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9::text IS NULL THEN NULL ELSE now() + interval '24 hours' END, now())`,
+                                 previous_secret_ciphertext, previous_secret_expires_at, subscribed_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $9::text IS NULL THEN NULL ELSE now() + interval '24 hours' END,
+                   date_trunc('milliseconds', now()), now())`,
     values: [
       id,
       projectId,

@@ -23,6 +23,11 @@ const FOREIGN_KEY_VIOLATION = '23503';
 const COLUMNS = `id, project_id AS "projectId", url, events, route_id AS "routeId", description, enabled,
   disabled_reason AS "disabledReason", created_at AT TIME ZONE 'UTC' AS "createdAt"`;
 const NOW = `(now() AT TIME ZONE 'UTC')`;
+// When an endpoint starts receiving events: now, cut to the millisecond. The column holds
+// milliseconds, and PostgreSQL rounds into it, up to 0.5 ms later than now; events' created_at
+// is the producer's clock in whole milliseconds, cut down. Rounded, an event created in the
+// half millisecond after the endpoint could compare as before it and never be delivered.
+const SUBSCRIBED_NOW = `date_trunc('milliseconds', ${NOW})`;
 // A route id is accepted only when it names a route of the same project; another project's
 // route reads as unknown, exactly like a missing one.
 const ROUTE_OF_PROJECT = (route: string, project: string) =>
@@ -45,7 +50,7 @@ export async function insertWebhook(
     const { rows } = await db.query<WebhookRow>({
       text: `INSERT INTO webhooks (id, project_id, url, events, route_id, description, enabled, disabled_reason, secret_ciphertext,
                                    subscribed_at, created_at, updated_at)
-             SELECT $1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE 'manual'::"WebhookDisabledReason" END, $8, ${NOW}, ${NOW}, ${NOW}
+             SELECT $1, $2, $3, $4, $5, $6, $7, CASE WHEN $7 THEN NULL ELSE 'manual'::"WebhookDisabledReason" END, $8, ${SUBSCRIBED_NOW}, ${NOW}, ${NOW}
               WHERE ${ROUTE_OF_PROJECT('$5', '$2')}
              RETURNING ${COLUMNS}`,
       values: [webhook.id, webhook.projectId, webhook.url, webhook.events, webhook.routeId, webhook.description, webhook.enabled, ciphertext],
@@ -115,7 +120,7 @@ export async function updateWebhook(
                     disabled_reason = CASE WHEN $9 IS TRUE THEN NULL
                                            WHEN $9 IS FALSE AND w.enabled THEN 'manual'::"WebhookDisabledReason"
                                            ELSE w.disabled_reason END,
-                    subscribed_at = CASE WHEN $9 IS TRUE AND NOT w.enabled THEN ${NOW} ELSE w.subscribed_at END,
+                    subscribed_at = CASE WHEN $9 IS TRUE AND NOT w.enabled THEN ${SUBSCRIBED_NOW} ELSE w.subscribed_at END,
                     failing_since = CASE WHEN $9 IS TRUE AND NOT w.enabled THEN NULL ELSE w.failing_since END,
                     updated_at = ${NOW}
               WHERE w.id = $1 AND w.project_id = $2 AND (NOT $5::boolean OR ${ROUTE_OF_PROJECT('$6', '$2')})
