@@ -159,3 +159,26 @@ export function corpusMessages(folder: string): [string, Buffer][] {
     .filter((f) => f.endsWith('.eml'))
     .map((f) => [f.replace(/\.eml$/, ''), readFileSync(join(folder, f))]);
 }
+
+/** An attachment as a corpus expects it: its stored fields, and its bytes as hex or UTF-8 where given. */
+export type ExpectedAttachment = Omit<StoredReceived['attachments'][number], 'content'> & { hex?: string; utf8?: string };
+/** A corpus message's expected record: any stored fields, and its attachments in order. */
+export type ExpectedReceived = Partial<Omit<StoredReceived, 'attachments'>> & { attachments?: ExpectedAttachment[] };
+
+/**
+ * Asserts a corpus message as stored: processed without error, every expected field, and when
+ * attachments are expected, each one's fields in order and its bytes where the corpus gives them.
+ */
+export function expectStoredAs(stored: StoredReceived, expected: ExpectedReceived): void {
+  expect(stored.processed).toBe(true);
+  expect(stored.processingError).toBeNull();
+  const { attachments, ...fields } = expected;
+  expect(stored).toMatchObject(fields);
+  if (!attachments) return;
+  expect(stored.attachments.map(({ content, ...rest }) => rest)).toEqual(attachments.map(({ hex, utf8, ...rest }) => rest));
+  attachments.forEach((a, i) => {
+    const content = stored.attachments[i]?.content ?? Buffer.alloc(0);
+    if (a.hex !== undefined) expect(content.toString('hex')).toBe(a.hex);
+    if (a.utf8 !== undefined) expect(content.toString('utf8')).toBe(a.utf8);
+  });
+}

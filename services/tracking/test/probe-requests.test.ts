@@ -1,11 +1,10 @@
-import { connect } from 'node:net';
 import { loadConfig } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
 import { until } from '../../../test/support/until';
 import { PIXEL_GIF, startTracking, type RunningTracking } from '../src';
-import { insertTrackedEmail, tokens } from './support';
+import { exchange as exchangeWith, insertTrackedEmail, statusOf, tokens } from './support';
 
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
@@ -24,23 +23,9 @@ afterAll(async () => {
   await database.drop();
 });
 
-/** Writes `raw` on one connection and reads until the server closes it (or `until` says the answers are in). */
-function exchange(raw: string, done: (text: string) => boolean = () => false): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(tracking.port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      text += chunk;
-      if (done(text)) socket.end();
-    });
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-    socket.write(raw);
-  });
-}
+/** One request written as it is on its own connection to the service; its raw answer. */
+const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(tracking.port, raw, done);
 
-const statusOf = (response: string) => Number(response.slice(9, 12));
 
 async function eventsOf(emailId: string): Promise<{ type: string; data: { open?: { is_bot: boolean; ip_address: string | null }; click?: { link: string; is_bot: boolean } } }[]> {
   const { rows } = await pool.query({ text: 'SELECT type, data FROM email_events WHERE email_id = $1 ORDER BY created_at, id', values: [emailId] });
@@ -113,17 +98,7 @@ describe('behind a trusted proxy (TRACKING_TRUST_PROXY)', () => {
       const open = tokens.sign({ kind: 'open', emailId, recipientId });
       const forwarded = ['198.51.100.7:51234', '198.51.100.8, 17.58.1.20:443', '[2001:db8::7]:8443', '2001:db8::9', '  198.51.100.10  '];
       for (const xff of forwarded) {
-        const res = await new Promise<string>((resolve, reject) => {
-          const socket = connect(behind.port, '127.0.0.1');
-          let text = '';
-          socket.setEncoding('latin1');
-          socket.on('data', (c: string) => {
-            text += c;
-          });
-          socket.on('end', () => resolve(text));
-          socket.on('error', reject);
-          socket.write(`GET /o/${open} HTTP/1.1\r\nHost: t\r\nUser-Agent: ${BROWSER}\r\nX-Forwarded-For: ${xff}\r\nConnection: close\r\n\r\n`);
-        });
+        const res = await exchangeWith(behind.port, `GET /o/${open} HTTP/1.1\r\nHost: t\r\nUser-Agent: ${BROWSER}\r\nX-Forwarded-For: ${xff}\r\nConnection: close\r\n\r\n`);
         expect(statusOf(res)).toBe(200);
       }
       await until(async () => (await eventsOf(emailId)).length === forwarded.length, 5_000, 'every open');

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
 import { insertEmails, type Pool } from '@mailroom/db';
 import { TEST_SECRET_KEY } from '../../../test/support/gateway';
@@ -33,3 +34,25 @@ export async function insertTrackedEmail(pool: Pool, projectName: string): Promi
   ]);
   return { emailId, recipientId };
 }
+
+/**
+ * Writes `raw` as it is on one connection to the service at `port` and reads the answer
+ * (latin1) until the server closes the connection, or until `done` says the answers are in.
+ */
+export function exchange(port: number, raw: string | Buffer, done: (text: string) => boolean = () => false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (done(text)) socket.end();
+    });
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.write(raw);
+  });
+}
+
+/** The status code of a raw HTTP/1.1 answer. */
+export const statusOf = (response: string) => Number(response.slice(9, 12));

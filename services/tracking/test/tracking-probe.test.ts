@@ -1,12 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { connect } from 'node:net';
 import { deriveKey, loadConfig, newId, TrackingTokens } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
 import { HtmlTracking } from '../../sender/src/message/tracking/track-html';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
 import { startTracking, type RunningTracking } from '../src';
-import { tokens } from './support';
+import { exchange as exchangeWith, statusOf, tokens } from './support';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0';
 const BASE = 'https://t.example';
@@ -26,22 +25,9 @@ afterAll(async () => {
   await database.drop();
 });
 
-/** One request written as it is on its own connection; the raw answer (latin1) once the server closes it. */
-function exchange(raw: string | Buffer): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(tracking.port, '127.0.0.1');
-    let text = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      text += chunk;
-    });
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-    socket.write(raw);
-  });
-}
+/** One request written as it is on its own connection to the service; its raw answer. */
+const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(tracking.port, raw, done);
 const get = (path: string) => exchange(`GET ${path} HTTP/1.1\r\nHost: t\r\nUser-Agent: ${BROWSER}\r\nConnection: close\r\n\r\n`);
-const statusOf = (response: string) => Number(response.slice(9, 12));
 const headOf = (response: string) => response.slice(0, response.indexOf('\r\n\r\n'));
 const locationOf = (response: string) => /\r\nlocation: ([^\r\n]*)/i.exec(headOf(response))?.[1] ?? null;
 
