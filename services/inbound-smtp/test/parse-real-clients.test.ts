@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { corpusMessages, type ExpectedReceived, expectStoredAs, type ProcessingRig, readReceived, startProcessingRig } from './processing-support';
+import { corpusSuite, type ExpectedReceived, readReceived } from './processing-support';
 
 const CORPUS = join(__dirname, 'parse-corpus-clients');
 
@@ -35,25 +35,10 @@ const EXPECTED: Record<string, ExpectedReceived> = {
 };
 
 describe('parsing mail as real clients write it', () => {
-  let rig: ProcessingRig;
-  let ids: Map<string, string>;
-
-  beforeAll(async () => {
-    rig = await startProcessingRig('parseclients');
-    ids = await rig.process(corpusMessages(CORPUS));
-  }, 60_000);
-  afterAll(() => rig.close());
-
-  test('every corpus message has expectations', () => {
-    expect([...ids.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
-  });
-
-  test.each(Object.entries(EXPECTED))('when %s is received, then it is stored parsed field by field', async (name, expected) => {
-    expectStoredAs(await readReceived(rig.pool, ids.get(name) as string), expected);
-  });
+  const suite = corpusSuite('parseclients', CORPUS, EXPECTED);
 
   test('when a forward is an inline message/rfc822, then the attachment holds the forwarded message exactly', async () => {
-    const stored = await readReceived(rig.pool, ids.get('01-forward-inline-rfc822') as string);
+    const stored = await readReceived(suite.rig().pool, suite.id('01-forward-inline-rfc822'));
     const content = stored.attachments[0]?.content.toString('utf8') ?? '';
     expect(content.startsWith('From: Bob <bob@acme.test>\r\n')).toBe(true);
     expect(content).toContain('<p>INNER HTML</p>\r\n');
@@ -61,9 +46,9 @@ describe('parsing mail as real clients write it', () => {
   });
 
   test('when addresses carry comments, then email.received names the addresses without them', async () => {
-    const { rows } = await rig.pool.query<{ data: { from: unknown; to: unknown } }>({
+    const { rows } = await suite.rig().pool.query<{ data: { from: unknown; to: unknown } }>({
       text: `SELECT data FROM email_events WHERE received_email_id = $1 AND type = 'email.received'`,
-      values: [ids.get('02-rfc5322-a5-comments')],
+      values: [suite.id('02-rfc5322-a5-comments')],
     });
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows[0]?.data)).toContain('pete@silly.test');

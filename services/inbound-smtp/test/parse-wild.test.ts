@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { corpusMessages, type ExpectedReceived, expectStoredAs, type ProcessingRig, readReceived, startProcessingRig } from './processing-support';
+import { corpusSuite, type ExpectedReceived, readReceived } from './processing-support';
 
 const CORPUS = join(__dirname, 'parse-corpus-wild');
 const ada = { address: 'ada@sender.test', name: 'Ada Lovelace' };
@@ -242,41 +242,26 @@ const EXPECTED: Record<string, ExpectedReceived> = {
 };
 
 describe('parsing mail from the wild', () => {
-  let rig: ProcessingRig;
-  let ids: Map<string, string>;
-
-  beforeAll(async () => {
-    rig = await startProcessingRig('parsewild');
-    ids = await rig.process(corpusMessages(CORPUS));
-  }, 60_000);
-  afterAll(() => rig.close());
-
-  test('every corpus message has expectations', () => {
-    expect([...ids.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
-  });
-
-  test.each(Object.entries(EXPECTED))('when %s is received, then it is stored parsed field by field', async (name, expected) => {
-    expectStoredAs(await readReceived(rig.pool, ids.get(name) as string), expected);
-  });
+  const suite = corpusSuite('parsewild', CORPUS, EXPECTED);
 
   test('when a calendar invitation arrives, then the calendar part holds the VCALENDAR with METHOD:REQUEST exactly', async () => {
-    const stored = await readReceived(rig.pool, ids.get('06-gmail-calendar-request') as string);
+    const stored = await readReceived(suite.rig().pool, suite.id('06-gmail-calendar-request'));
     const [alternative, file] = stored.attachments.map((a) => a.content.toString('utf8'));
     expect(alternative).toMatch(/^BEGIN:VCALENDAR\r\n[\s\S]*METHOD:REQUEST\r\n[\s\S]*END:VCALENDAR$/);
     expect(file).toBe(`${alternative}\r\n`);
   });
 
   test('when a padded close delimiter ends the multipart, then neither it nor the epilogue is in the text', async () => {
-    const stored = await readReceived(rig.pool, ids.get('11-boundary-quoted-whitespace') as string);
+    const stored = await readReceived(suite.rig().pool, suite.id('11-boundary-quoted-whitespace'));
     expect(stored.text).not.toContain('--=_a b c');
     expect(stored.text).not.toContain('epilogue');
     expect(stored.text).not.toContain('preamble');
   });
 
   test('when a subject is undeclared Latin-1, then email.received carries it as stored', async () => {
-    const { rows } = await rig.pool.query<{ data: { subject: unknown } }>({
+    const { rows } = await suite.rig().pool.query<{ data: { subject: unknown } }>({
       text: `SELECT data FROM email_events WHERE received_email_id = $1 AND type = 'email.received'`,
-      values: [ids.get('28-latin1-undeclared-headers')],
+      values: [suite.id('28-latin1-undeclared-headers')],
     });
     expect(rows.map((r) => r.data.subject)).toEqual(['Café crème € 5 “special”']);
   });

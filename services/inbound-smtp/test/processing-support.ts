@@ -182,3 +182,27 @@ export function expectStoredAs(stored: StoredReceived, expected: ExpectedReceive
     if (a.utf8 !== undefined) expect(content.toString('utf8')).toBe(a.utf8);
   });
 }
+
+/**
+ * The shared part of a corpus suite, called inside its describe: every message of `folder` is
+ * processed in a rig of its own, each must have an expectation, and each is stored as expected
+ * (expectStoredAs). Gives the suite's own tests the rig and each message's id by file name.
+ */
+export function corpusSuite(label: string, folder: string, expected: Record<string, ExpectedReceived>): { rig: () => ProcessingRig; id: (name: string) => string } {
+  let rig: ProcessingRig;
+  let ids: Map<string, string>;
+  beforeAll(async () => {
+    rig = await startProcessingRig(label);
+    ids = await rig.process(corpusMessages(folder));
+  }, 60_000);
+  afterAll(() => rig.close());
+
+  test('every corpus message has expectations', () => {
+    expect([...ids.keys()].sort()).toEqual(Object.keys(expected).sort());
+  });
+
+  test.each(Object.entries(expected))('when %s is received, then it is stored parsed field by field', async (name, message) => {
+    expectStoredAs(await readReceived(rig.pool, ids.get(name) as string), message);
+  });
+  return { rig: () => rig, id: (name) => ids.get(name) as string };
+}

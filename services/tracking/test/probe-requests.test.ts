@@ -1,40 +1,24 @@
 import { loadConfig } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
 import { until } from '../../../test/support/until';
-import { PIXEL_GIF, startTracking, type RunningTracking } from '../src';
-import { exchange as exchangeWith, insertTrackedEmail, statusOf, tokens } from './support';
+import { PIXEL_GIF, startTracking } from '../src';
+import { exchange as exchangeWith, insertTrackedEmail, statusOf, tokens, useTrackingBed } from './support';
 
 const BROWSER = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
-let database: TestDatabase;
-let pool: Pool;
-let tracking: RunningTracking;
-
-beforeAll(async () => {
-  database = await createTestDatabase('trkprobe');
-  pool = createPool(database.url, 2);
-  tracking = await startTracking(loadConfig(testEnv(database, { TRACKING_PORT: '0', TRACKING_MIN_CLICK_SECONDS: '0' })), { host: '127.0.0.1', flushIntervalMs: 100 });
-});
-afterAll(async () => {
-  await tracking.stop();
-  await pool.end();
-  await database.drop();
-});
+const bed = useTrackingBed('trkprobe');
 
 /** One request written as it is on its own connection to the service; its raw answer. */
-const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(tracking.port, raw, done);
-
+const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(bed.tracking.port, raw, done);
 
 async function eventsOf(emailId: string): Promise<{ type: string; data: { open?: { is_bot: boolean; ip_address: string | null }; click?: { link: string; is_bot: boolean } } }[]> {
-  const { rows } = await pool.query({ text: 'SELECT type, data FROM email_events WHERE email_id = $1 ORDER BY created_at, id', values: [emailId] });
+  const { rows } = await bed.pool.query({ text: 'SELECT type, data FROM email_events WHERE email_id = $1 ORDER BY created_at, id', values: [emailId] });
   return rows;
 }
 
 describe('tracking requests as proxies and old clients send them', () => {
   test('when a proxy adds a trailing slash or a query string to the pixel or link, then it is answered and recorded as without', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Slash');
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Slash');
     const open = tokens.sign({ kind: 'open', emailId, recipientId });
     const click = tokens.sign({ kind: 'click', emailId, recipientId, url: 'https://acme.example/p?x=1' });
     for (const path of [`/o/${open}/`, `/o/${open}?utm=1`, `/o/${open}/?a=b`]) {
@@ -49,7 +33,7 @@ describe('tracking requests as proxies and old clients send them', () => {
   });
 
   test('when a client percent-encodes characters of the token, then it is the same token', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Percent');
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Percent');
     const open = tokens.sign({ kind: 'open', emailId, recipientId });
     const encoded = [...open].map((c, i) => (i % 3 === 0 ? `%${c.charCodeAt(0).toString(16).toUpperCase()}` : c)).join('');
     const lower = [...open].map((c, i) => (i % 5 === 0 ? `%${c.charCodeAt(0).toString(16)}` : c)).join('');
@@ -66,7 +50,7 @@ describe('tracking requests as proxies and old clients send them', () => {
   });
 
   test('when an HTTP/1.0 client without Host, and a client pipelining three requests, ask, then each is answered in order', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Old');
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Old');
     const open = tokens.sign({ kind: 'open', emailId, recipientId });
     const click = tokens.sign({ kind: 'click', emailId, recipientId, url: 'https://acme.example/' });
     const old = await exchange(`GET /o/${open} HTTP/1.0\r\nUser-Agent: ${BROWSER}\r\n\r\n`);
@@ -78,7 +62,7 @@ describe('tracking requests as proxies and old clients send them', () => {
   });
 
   test('when a link as long as a token can carry (8 KiB) is clicked with a browser\'s headers, then it redirects to it', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Long');
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Long');
     const url = `https://long.example/p?${'q=x&'.repeat(2_040)}end=1`.slice(0, 8_192);
     const click = tokens.sign({ kind: 'click', emailId, recipientId, url });
     expect(click.length).toBeGreaterThan(10_000);
@@ -92,9 +76,9 @@ describe('tracking requests as proxies and old clients send them', () => {
 
 describe('behind a trusted proxy (TRACKING_TRUST_PROXY)', () => {
   test('when the proxy appends the client address with a port, then the address is recorded without it and the network rules see it', async () => {
-    const behind = await startTracking(loadConfig(testEnv(database, { TRACKING_PORT: '0', TRACKING_TRUST_PROXY: 'true' })), { host: '127.0.0.1', flushIntervalMs: 100 });
+    const behind = await startTracking(loadConfig(testEnv(bed.database, { TRACKING_PORT: '0', TRACKING_TRUST_PROXY: 'true' })), { host: '127.0.0.1', flushIntervalMs: 100 });
     try {
-      const { emailId, recipientId } = await insertTrackedEmail(pool, 'Forwarded');
+      const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Forwarded');
       const open = tokens.sign({ kind: 'open', emailId, recipientId });
       const forwarded = ['198.51.100.7:51234', '198.51.100.8, 17.58.1.20:443', '[2001:db8::7]:8443', '2001:db8::9', '  198.51.100.10  '];
       for (const xff of forwarded) {

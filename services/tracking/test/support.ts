@@ -1,8 +1,10 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
-import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
-import { insertEmails, type Pool } from '@mailroom/db';
-import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+import { deriveKey, loadConfig, newId, TrackingTokens } from '@mailroom/core';
+import { createPool, insertEmails, type Pool } from '@mailroom/db';
+import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { type RunningTracking, startTracking } from '../src';
 
 /** Tokens signed as the sender signs them for the test deployment's SECRET_KEY. */
 export const tokens = new TrackingTokens(deriveKey(TEST_SECRET_KEY, 'tracking'));
@@ -56,3 +58,29 @@ export function exchange(port: number, raw: string | Buffer, done: (text: string
 
 /** The status code of a raw HTTP/1.1 answer. */
 export const statusOf = (response: string) => Number(response.slice(9, 12));
+
+/** What a tracking test file runs against: a database of its own, a pool on it, and the service writing every 100 ms. */
+export interface TrackingBed {
+  database: TestDatabase;
+  pool: Pool;
+  tracking: RunningTracking;
+}
+
+/** Opens a TrackingBed before the file's tests and closes it after them; its fields are set once the tests run. */
+export function useTrackingBed(label: string): TrackingBed {
+  const bed = {} as TrackingBed;
+  beforeAll(async () => {
+    bed.database = await createTestDatabase(label);
+    bed.pool = createPool(bed.database.url, 2);
+    bed.tracking = await startTracking(loadConfig(testEnv(bed.database, { TRACKING_PORT: '0', TRACKING_MIN_CLICK_SECONDS: '0' })), {
+      host: '127.0.0.1',
+      flushIntervalMs: 100,
+    });
+  });
+  afterAll(async () => {
+    await bed.tracking.stop();
+    await bed.pool.end();
+    await bed.database.drop();
+  });
+  return bed;
+}

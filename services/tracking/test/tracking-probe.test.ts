@@ -1,32 +1,16 @@
 import { createHmac } from 'node:crypto';
-import { deriveKey, loadConfig, newId, TrackingTokens } from '@mailroom/core';
-import { createPool, type Pool } from '@mailroom/db';
+import { deriveKey, newId, TrackingTokens } from '@mailroom/core';
 import { HtmlTracking } from '../../sender/src/message/tracking/track-html';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
-import { startTracking, type RunningTracking } from '../src';
-import { exchange as exchangeWith, statusOf, tokens } from './support';
+import { TEST_SECRET_KEY } from '../../../test/support/gateway';
+import { exchange as exchangeWith, statusOf, tokens, useTrackingBed } from './support';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0';
 const BASE = 'https://t.example';
 
-let database: TestDatabase;
-let pool: Pool;
-let tracking: RunningTracking;
-
-beforeAll(async () => {
-  database = await createTestDatabase('trksecprobe');
-  pool = createPool(database.url, 2);
-  tracking = await startTracking(loadConfig(testEnv(database, { TRACKING_PORT: '0', TRACKING_MIN_CLICK_SECONDS: '0' })), { host: '127.0.0.1', flushIntervalMs: 100 });
-});
-afterAll(async () => {
-  await tracking.stop();
-  await pool.end();
-  await database.drop();
-});
+const bed = useTrackingBed('trksecprobe');
 
 /** One request written as it is on its own connection to the service; its raw answer. */
-const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(tracking.port, raw, done);
+const exchange = (raw: string | Buffer, done?: (text: string) => boolean) => exchangeWith(bed.tracking.port, raw, done);
 const get = (path: string) => exchange(`GET ${path} HTTP/1.1\r\nHost: t\r\nUser-Agent: ${BROWSER}\r\nConnection: close\r\n\r\n`);
 const headOf = (response: string) => response.slice(0, response.indexOf('\r\n\r\n'));
 const locationOf = (response: string) => /\r\nlocation: ([^\r\n]*)/i.exec(headOf(response))?.[1] ?? null;
@@ -115,12 +99,12 @@ describe('open redirect and header injection through the click redirect', () => 
   });
 
   test('when a token signed with the real key carries an http-looking link no URL parser takes, then 404 with no Location and no event', async () => {
-    const before = tracking.buffer.size;
+    const before = bed.tracking.buffer.size;
     for (const url of ['https://exa mple.com/\r\nSet-Cookie: x=1', 'https://[::1/\u2028', 'http://\u0000/']) {
       const res = await get(`/c/${handSignedClick(Buffer.from(url, 'utf8'))}`);
       expect({ url, status: statusOf(res), location: locationOf(res) }).toEqual({ url, status: 404, location: null });
     }
-    expect(tracking.buffer.size).toBe(before);
+    expect(bed.tracking.buffer.size).toBe(before);
   });
 });
 
