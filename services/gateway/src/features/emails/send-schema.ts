@@ -22,7 +22,16 @@ const HEADER_NAME = /^[!-9;-~]{1,76}$/; // RFC 5322 field name: printable ASCII 
 const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 
 const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS).refine(fitsHeaderLine, TOO_LONG_UNBROKEN)).superRefine((headers, ctx) => {
+  // Header names are case-insensitive (RFC 5322 §1.2.2): {"X-Ref": …, "x-ref": …} would be sent
+  // as two fields, which a receiver may read either way. One value per name is the contract.
+  const seen = new Map<string, string>();
   for (const name of Object.keys(headers)) {
+    const first = seen.get(name.toLowerCase());
+    if (first !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [name], message: `repeats the header ${first} (names are case-insensitive; give each once)` });
+      continue;
+    }
+    seen.set(name.toLowerCase(), name);
     if (!HEADER_NAME.test(name)) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name (printable ASCII, no colon or spaces)' });
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
