@@ -78,7 +78,10 @@ export function useCursorPages<T extends { id: string }>(fetchPage: (after: stri
   // A new filter starts from the first page.
   useEffect(() => setCursors([undefined]), deps);
   const after = cursors[cursors.length - 1];
-  const state = useApi(() => fetchPage(after), [...deps, after]);
+  const loaded = useApi(async () => ({ after, page: await fetchPage(after) }), [...deps, after]);
+  // Loading from the moment the cursor changes (the load itself starts in an effect, a render
+  // later): in between, the page shown is not the one asked for.
+  const state = { ...loaded, data: loaded.data?.page, loading: loaded.loading || (loaded.data !== undefined && loaded.data.after !== after) };
   const last = state.data?.data.at(-1);
   return {
     ...state,

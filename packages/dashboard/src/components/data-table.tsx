@@ -62,16 +62,27 @@ export function DataTable<T extends { id: string }>({ caption, columns, pages, e
   );
 }
 
-/** "Previous" and "Next" over cursor pages, with the page number. */
+/**
+ * "Previous" and "Next" over cursor pages, with the page number. A button that cannot act now
+ * (no page that way, or a page loading) is `aria-disabled`, not `disabled`: a disabled button
+ * drops the keyboard focus to the page's start, so a keyboard user paging through a list would
+ * lose their place at every step.
+ */
 export function Pager<T extends { id: string }>({ pages }: { pages: CursorPages<T> }) {
-  if (!pages.hasPrevious && !pages.hasNext) return null;
+  // Kept while a page loads: returning to the first page, the last page's answer (no more) is
+  // still what there is, and removing the bar would take the focused "Previous" with it.
+  if (!pages.hasPrevious && !pages.hasNext && !pages.loading) return null;
+  const canPrevious = pages.hasPrevious && !pages.loading;
+  const canNext = pages.hasNext && !pages.loading;
   return (
     <nav class="pager" aria-label="Pages">
-      <button type="button" class="secondary" onClick={pages.previous} disabled={!pages.hasPrevious || pages.loading}>
+      <button type="button" class="secondary" onClick={() => canPrevious && pages.previous()} aria-disabled={!canPrevious}>
         Previous
       </button>
-      <span class="muted">Page {pages.pageNumber}</span>
-      <button type="button" class="secondary" onClick={pages.next} disabled={!pages.hasNext || pages.loading}>
+      <span class="muted" aria-live="polite">
+        Page {pages.pageNumber}
+      </span>
+      <button type="button" class="secondary" onClick={() => canNext && pages.next()} aria-disabled={!canNext}>
         Next
       </button>
     </nav>

@@ -1,8 +1,19 @@
 import type { ComponentChildren } from 'preact';
 import { NAVIGATION } from '../routes.tsx';
-import { Link, useLocation } from '../router.tsx';
+import { Link, navigate, useLocation } from '../router.tsx';
 import { getClient, type Session, setProjects, signOut, switchProject } from '../session.ts';
 import { useApi } from '../use-api.ts';
+
+/**
+ * Acts in another project. On one resource's page (`/webhooks/wh_…`) it goes to the list of its
+ * kind (`/webhooks`): the resource belongs to the project left, and the one chosen would only
+ * answer that it was not found.
+ */
+function changeProject(projectId: string, path: string): void {
+  switchProject(projectId);
+  const [section, resource] = path.split('/').filter(Boolean);
+  if (section && resource) navigate(`/${section}`, { replace: true });
+}
 
 /**
  * The signed-in frame: a skip link, the header (project switcher, the user, "Sign out"), the
@@ -28,7 +39,7 @@ export function Layout({ session, children }: { session: Session; children: Comp
         </Link>
         <label class="project-switcher">
           <span>Project</span>
-          <select value={session.projectId} onChange={(event) => switchProject(event.currentTarget.value)}>
+          <select value={session.projectId} onChange={(event) => changeProject(event.currentTarget.value, path)}>
             {session.projects.map((project) => (
               <option key={project.id} value={project.id}>
                 {project.name}

@@ -1,5 +1,5 @@
 import type { EmailSummary, ListEmailsQuery } from '@mailroom/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.tsx';
 import { EmptyState } from '../components/empty-state.tsx';
 import { Field } from '../components/field.tsx';
@@ -22,6 +22,8 @@ export function EmailsPage(_props: PageProps) {
   const status = (query.get('status') ?? '') as EmailStatus | '';
   const to = query.get('to') ?? '';
   const [search, setSearch] = useState(to);
+  // The box shows the search the list is filtered by, also when the URL changes under it (Clear, the navigation's "Emails", Back).
+  useEffect(() => setSearch(to), [to]);
   const pages = useCursorPages<EmailSummary>(
     (after) => getClient().emails.list({ limit: PAGE_SIZE, after, status: status || undefined, to: to || undefined }),
     [status, to],

@@ -20,8 +20,8 @@ const DAY_MS = 24 * HOUR_MS;
 /** The ranges to choose from: the last 24 hours by hour, the last 7 or 30 days by day. */
 export const RANGES = {
   '24h': { label: 'Last 24 hours (hourly)', interval: 'hour', spanMs: DAY_MS },
-  '7d': { label: 'Last 7 days (daily)', interval: 'day', spanMs: 7 * DAY_MS },
-  '30d': { label: 'Last 30 days (daily)', interval: 'day', spanMs: 30 * DAY_MS },
+  '7d': { label: 'Last 7 days (daily, UTC days)', interval: 'day', spanMs: 7 * DAY_MS },
+  '30d': { label: 'Last 30 days (daily, UTC days)', interval: 'day', spanMs: 30 * DAY_MS },
 } as const;
 type RangeKey = keyof typeof RANGES;
 
@@ -44,9 +44,16 @@ export const THRESHOLDS = {
   complaint: { good: 0.001, limit: 0.003, text: 'Gmail and Yahoo require under 0.3 %; aim for under 0.1 %.' },
 } as const;
 
-function bucketLabel(start: string, interval: Stats['interval']): string {
+/**
+ * A bucket's name. The API counts in UTC buckets: an hour is shown in the person's time zone (it
+ * is the same hour), but a day is named by its UTC date — in the local zone a UTC day starts on
+ * another date wherever the offset is negative (00:00 UTC is the evening before in America).
+ */
+export function bucketLabel(start: string, interval: Stats['interval']): string {
   const date = new Date(start);
-  return interval === 'hour' ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return interval === 'hour'
+    ? date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
+    : date.toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
 }
 
 function Rate({ name, value, threshold }: { name: string; value: number; threshold: (typeof THRESHOLDS)[keyof typeof THRESHOLDS] }) {
@@ -124,7 +131,7 @@ export function OverviewPage(_props: PageProps) {
                 <caption class="visually-hidden">Events per {s.interval}</caption>
                 <thead>
                   <tr>
-                    <th scope="col">{s.interval === 'hour' ? 'Hour' : 'Day'}</th>
+                    <th scope="col">{s.interval === 'hour' ? 'Hour' : 'Day (UTC)'}</th>
                     {CHARTS.map((c) => (
                       <th key={c.key} scope="col">
                         {c.title}

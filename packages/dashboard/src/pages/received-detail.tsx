@@ -1,4 +1,5 @@
 import type { ReceivedEmail } from '@mailroom/client';
+import { ActionButton } from '../components/action-button.tsx';
 import { ApiError } from '../components/api-error.tsx';
 import { DetailsList } from '../components/details-list.tsx';
 import { saveBytes } from '../components/download.ts';
@@ -77,9 +78,9 @@ export function ReceivedDetailPage({ params }: PageProps) {
           </>
         }
         actions={
-          <button type="button" class="secondary" onClick={() => void download.run('raw')} disabled={download.busy}>
+          <ActionButton class="secondary" busy={download.busy} onClick={() => void download.run('raw')}>
             Download raw message
-          </button>
+          </ActionButton>
         }
       />
       <ApiError error={download.error} />
@@ -107,9 +108,9 @@ export function ReceivedDetailPage({ params }: PageProps) {
         <ul>
           {e.attachments.map((a) => (
             <li key={a.id}>
-              <button type="button" class="secondary small" onClick={() => void download.run(a)} disabled={download.busy}>
+              <ActionButton class="secondary small" busy={download.busy} onClick={() => void download.run(a)}>
                 Download {a.filename || a.id}
-              </button>{' '}
+              </ActionButton>{' '}
               <span class="muted small">
                 {a.contentType}, {formatBytes(a.size)}
                 {a.disposition ? `, ${a.disposition}` : ''}

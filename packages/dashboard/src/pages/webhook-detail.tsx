@@ -1,5 +1,6 @@
 import type { Webhook, WebhookAttempt, WebhookWithSecret } from '@mailroom/client';
 import { useState } from 'preact/hooks';
+import { ActionButton } from '../components/action-button.tsx';
 import { ApiError } from '../components/api-error.tsx';
 import { DetailsList } from '../components/details-list.tsx';
 import { Loading } from '../components/loading.tsx';
@@ -33,15 +34,15 @@ function WebhookActions({ webhook, onChanged, onAttempt, onSecret }: { webhook: 
   return (
     <div>
       <div class="actions">
-        <button type="button" class="secondary" disabled={deliver.busy} onClick={() => void deliver.run('test')}>
+        <ActionButton class="secondary" busy={deliver.busy} onClick={() => void deliver.run('test')}>
           Send test event
-        </button>
-        <button type="button" class="secondary" disabled={deliver.busy} onClick={() => void deliver.run('replay')}>
+        </ActionButton>
+        <ActionButton class="secondary" busy={deliver.busy} onClick={() => void deliver.run('replay')}>
           Replay last failed
-        </button>
-        <button type="button" class="secondary" disabled={toggle.busy} onClick={() => void toggle.run()}>
+        </ActionButton>
+        <ActionButton class="secondary" busy={toggle.busy} onClick={() => void toggle.run()}>
           {webhook.enabled ? 'Disable' : 'Enable'}
-        </button>
+        </ActionButton>
         <ConfirmButton
           small={false}
           label="Rotate secret"

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../../components/api-error.tsx';
 import { ConfirmDialog } from '../../components/confirm-dialog.tsx';
 import { useAction } from '../../use-api.ts';
@@ -24,7 +24,8 @@ export interface ConfirmButtonProps<T> {
 /**
  * A destructive button that asks first: the shell's ConfirmDialog, rendered only while open (so a
  * list of rows never holds several dialogs with the same ids). A refusal by the API is shown in
- * the dialog as the contract's `message`; focus goes back to the button when the dialog closes.
+ * the dialog as the contract's `message`; focus goes back to the button when the dialog closes,
+ * or to the page's main content when the button went away with what it removed.
  */
 export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, children, action, onDone, small = true }: ConfirmButtonProps<T>) {
   const [open, setOpen] = useState(false);
@@ -33,8 +34,27 @@ export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, childr
   const close = () => {
     setOpen(false);
     act.clearError();
-    opener.current?.focus();
   };
+  // Once the dialog is gone (the page behind it is no longer inert), focus returns to the button,
+  // whether the person cancelled or confirmed: a removed modal dialog leaves the focus nowhere.
+  // Unless what the action showed took it already (a new secret, shown once).
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    const nowhere = !document.activeElement || document.activeElement === document.body;
+    if (wasOpen.current && !open && nowhere) opener.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
+  // When what the button acted on disappears with it (a revoked key's row, a removed member),
+  // the focus goes to the page's main content instead of falling back to the document's start.
+  // (The list may reload before the focus was given back to the button: then it is nowhere.)
+  const done = useRef(false);
+  useEffect(() => {
+    const button = opener.current;
+    return () => {
+      const nowhere = !document.activeElement || document.activeElement === document.body;
+      if (button === document.activeElement || (done.current && nowhere)) document.getElementById('main')?.focus({ preventScroll: true });
+    };
+  }, []);
   return (
     <>
       <button type="button" class={small ? 'secondary small' : 'secondary'} ref={opener} aria-label={ariaLabel} onClick={() => setOpen(true)}>
@@ -51,6 +71,7 @@ export function ConfirmButton<T>({ label, ariaLabel, title, confirmLabel, childr
           onConfirm={async () => {
             const result = await act.run();
             if (result === undefined) return;
+            done.current = true;
             setOpen(false);
             onDone(result);
           }}

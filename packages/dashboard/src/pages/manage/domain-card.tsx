@@ -1,5 +1,6 @@
 import type { Domain, DomainRecord } from '@mailroom/client';
 import { useState } from 'preact/hooks';
+import { ActionButton } from '../../components/action-button.tsx';
 import { ApiError } from '../../components/api-error.tsx';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
@@ -71,9 +72,8 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
         ))}
       </ul>
       <div class="actions">
-        <button
-          type="button"
-          disabled={verify.busy}
+        <ActionButton
+          busy={verify.busy}
           aria-label={`Verify now: ${domain.name}`}
           onClick={async () => {
             const checked = await verify.run();
@@ -81,11 +81,10 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
           }}
         >
           {verify.busy ? 'Checking…' : 'Verify now'}
-        </button>
-        <button
-          type="button"
+        </ActionButton>
+        <ActionButton
           class="secondary"
-          disabled={rotate.busy}
+          busy={rotate.busy}
           aria-label={`Rotate DKIM key: ${domain.name}`}
           onClick={async () => {
             const rotated = await rotate.run();
@@ -93,7 +92,7 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
           }}
         >
           Rotate DKIM key
-        </button>
+        </ActionButton>
         <ConfirmButton
           small={false}
           label="Delete"
