@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { freePort } from '../../../scripts/lib/free-port';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { killRedisClientsOf, PausableProxy, repeated, TEST_APPLICATION, terminateBackends } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, until } from './support';
 
 
 describe('the dispatcher when its connections break', () => {
@@ -13,7 +13,6 @@ describe('the dispatcher when its connections break', () => {
   let baseEnv: Record<string, string>;
   let redis: Redis;
   const admin = new Redis('redis://127.0.0.1:6379', { lazyConnect: true });
-  const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     bed = await openTestBed(
@@ -29,15 +28,10 @@ describe('the dispatcher when its connections break', () => {
   });
   afterAll(async () => {
     admin.disconnect();
-    await Promise.all(receivers.map((r) => r.stop()));
     await bed.close();
   });
 
-  const receiver = async () => {
-    const r = await new Receiver().start();
-    receivers.push(r);
-    return r;
-  };
+  const receiver = () => bed.receiver();
   const deliveryStates = async (webhookIds: string[]) =>
     (
       await pool.query<{ state: string; n: number }>({

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { type RunningDispatcher, startDispatcher } from '../src/start-dispatcher';
 import { unrecordedPosts } from './resilience-support';
-import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, Receiver, until } from './support';
+import { appendTestEvents, createEndpoint, createProject, CHILD_PROCESS_SETTINGS, type DispatcherTestBed, DISPATCHER_READY, openTestBed, type Receiver, until } from './support';
 
 const TYPES = ['email.delivered', 'email.opened', 'email.bounced'] as const;
 
@@ -13,7 +13,6 @@ describe('the dispatcher at scale', () => {
   let pool: Pool;
   let baseEnv: Record<string, string>;
   let redis: Redis;
-  const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     bed = await openTestBed('whresscale', {
@@ -23,15 +22,10 @@ describe('the dispatcher at scale', () => {
     ({ pool, env: baseEnv, redis } = bed);
   });
   afterAll(async () => {
-    await Promise.all(receivers.map((r) => r.stop()));
     await bed.close();
   });
 
-  const receiver = async () => {
-    const r = await new Receiver().start();
-    receivers.push(r);
-    return r;
-  };
+  const receiver = () => bed.receiver();
   const succeeded = async (webhookIds: string[]) =>
     Number(
       (await pool.query<{ n: string }>({ text: `SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ANY($1) AND state = 'succeeded'`, values: [webhookIds] })).rows[0]!

@@ -169,6 +169,8 @@ export interface DispatcherTestBed {
   eventQueue: EventQueue;
   /** Appends `count` events of `type` to the project's outbox, wakes the dispatcher, and gives their ids. */
   emit(projectId: string, type: string, count: number): Promise<string[]>;
+  /** Starts a receiver of the test's own; every one started so is stopped at `close()`. */
+  receiver(): Promise<Receiver>;
   close(): Promise<void>;
 }
 
@@ -189,6 +191,7 @@ export async function openTestBed(label: string, settings: Record<string, string
   const redis = createRedis('redis://127.0.0.1:6379', 'request');
   await redis.connect();
   const eventQueue = new EventQueue(redis, env.QUEUE_PREFIX as string);
+  const receivers: Receiver[] = [];
   return {
     database,
     pool,
@@ -200,7 +203,13 @@ export async function openTestBed(label: string, settings: Record<string, string
       await eventQueue.notify();
       return ids;
     },
+    async receiver() {
+      const receiver = await new Receiver().start();
+      receivers.push(receiver);
+      return receiver;
+    },
     async close() {
+      await Promise.all(receivers.map((r) => r.stop()));
       await eventQueue.close();
       redis.disconnect();
       await pool.end();
