@@ -20,8 +20,10 @@ export async function authorize(db: Database, access: Access, principal: Princip
   }
 
   if (principal.kind === 'token') {
-    if (access.sessionOnly || access.ownerOnly) throw sessionNeeded(access.ownerOnly ? ' of a project owner' : '');
+    // Another project's path is a 404 first, as for every other resource of another project;
+    // only then is the key told what it may not do in its own.
     if (access.projectFromPath && req.params.id !== principal.projectId) throw notFound('project');
+    if (access.sessionOnly || access.ownerOnly) throw sessionNeeded(access.ownerOnly ? ' of a project owner' : '');
     return { principal, projectId: principal.projectId, role: null };
   }
 
