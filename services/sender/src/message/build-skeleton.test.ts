@@ -151,6 +151,25 @@ describe('MessageSkeleton', () => {
     expect((await simpleParser(skeleton.prefix)).html).toBe(email().html);
   });
 
+  it('when a forwarded message (message/*, written as is) has bare CRs and LFs, then they are written CRLF as SMTP would send them, and other attachments keep their bytes', async () => {
+    const forwarded = 'Subject: inner\r\n\r\none\rtwo\nthree\r\n.dot\rend\r';
+    const binary = Buffer.from('bytes\rwith\nbare\r\rbreaks');
+    const attachments: OutgoingAttachment[] = [
+      { filename: 'fwd.eml', contentType: null, contentId: null, content: Buffer.from(forwarded) },
+      { filename: 'inner', contentType: 'message/rfc822', contentId: null, content: Buffer.from(forwarded) },
+      attachment(binary),
+    ];
+    const skeleton = await MessageSkeleton.build(email({ html: null }), attachments);
+    const raw = skeleton.prefix.toString('latin1');
+
+    // A bare CR would be signed as a character and arrive as a line break (the DATA stream makes it CRLF).
+    expect(raw).not.toMatch(/\r(?!\n)|(?<!\r)\n/);
+    const written = 'Subject: inner\r\n\r\none\r\ntwo\r\nthree\r\n.dot\r\nend\r\n';
+    expect(raw.split(written)).toHaveLength(3);
+    const parsed = await simpleParser(skeleton.prefix);
+    expect(parsed.attachments.find((a) => a.filename === 'data.bin')?.content.equals(binary)).toBe(true);
+  });
+
   it('when the email has no HTML, then every recipient gets the one compiled message', async () => {
     const skeleton = await MessageSkeleton.build(email({ html: null }), []);
     const message = await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' });

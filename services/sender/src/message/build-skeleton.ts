@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
+import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
 import type { RawMessage } from '../delivery/raw-message';
@@ -93,6 +94,25 @@ function withoutBareCr(body: string | null): string | null {
   return body?.includes('\r') ? body.replace(/\r(?!\n)/g, '\n') : body;
 }
 
+/**
+ * The content of an attachment as it goes into the message. nodemailer writes a message/*
+ * attachment (a forwarded `.eml`, by its content type or, without one, by its file name) as it
+ * is given, with no transfer encoding, and SMTP's DATA stream turns each bare CR or LF in it into
+ * CRLF on the wire, after the message was DKIM-signed: a bare CR counts as a character in the
+ * signed body hash but arrives as a line break, so the signature failed at every receiver. Its
+ * line breaks are made CRLF here, exactly as the wire would, so the signed bytes are the ones sent.
+ */
+function attachmentContent(attachment: OutgoingAttachment): Buffer {
+  const type = attachment.contentType ?? detectMimeType(attachment.filename);
+  return /^message\//i.test(type) ? withCrlfLineBreaks(attachment.content) : attachment.content;
+}
+
+/** `content` with each bare CR, bare LF (and CRLF) written CRLF; the same Buffer when there is none. */
+function withCrlfLineBreaks(content: Buffer): Buffer {
+  const text = content.toString('latin1'); // one byte for one character, so every byte survives
+  return /\r(?!\n)|(?<!\r)\n/.test(text) ? Buffer.from(text.replace(/\r\n|\r|\n/g, '\r\n'), 'latin1') : content;
+}
+
 /** The transfer encoding nodemailer picks for a text/html part with this content. */
 function transferEncodingOf(html: string): string | false {
   return new MimeNode('text/html; charset=utf-8').setContent(html).getTransferEncoding();
@@ -122,7 +142,7 @@ function compile(
     date: new Date(),
     attachments: attachments.map((a) => ({
       filename: a.filename,
-      content: a.content,
+      content: attachmentContent(a),
       ...(a.contentType ? { contentType: a.contentType } : {}),
       ...(a.contentId ? { cid: a.contentId } : {}),
     })),
