@@ -170,6 +170,21 @@ describe('MessageSkeleton', () => {
     expect(parsed.attachments.find((a) => a.filename === 'data.bin')?.content.equals(binary)).toBe(true);
   });
 
+  it('when attachments have no Content-ID, then each is an attachment, a forwarded message too; with one it is inline', async () => {
+    const attachments: OutgoingAttachment[] = [
+      { filename: 'fwd.eml', contentType: null, contentId: null, content: Buffer.from('Subject: inner\r\n\r\nbody\r\n') },
+      attachment(Buffer.from('bytes')),
+      { filename: 'logo.png', contentType: 'image/png', contentId: 'logo@acme', content: Buffer.from('png') },
+    ];
+    // Without HTML the whole message is compiled once, into the prefix.
+    const skeleton = await MessageSkeleton.build(email({ html: null }), attachments);
+    const dispositions = skeleton.prefix
+      .toString('latin1')
+      .split('\r\n')
+      .filter((line) => /^Content-Disposition:/i.test(line));
+    expect(dispositions).toEqual(['Content-Disposition: attachment; filename=fwd.eml', 'Content-Disposition: attachment; filename=data.bin', 'Content-Disposition: inline; filename=logo.png']);
+  });
+
   it('when the email has no HTML, then every recipient gets the one compiled message', async () => {
     const skeleton = await MessageSkeleton.build(email({ html: null }), []);
     const message = await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' });

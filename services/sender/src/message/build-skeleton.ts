@@ -144,7 +144,9 @@ function compile(
       filename: a.filename,
       content: attachmentContent(a),
       ...(a.contentType ? { contentType: a.contentType } : {}),
-      ...(a.contentId ? { cid: a.contentId } : {}),
+      // With a Content-ID it is shown in the HTML (inline); without one it is an attachment,
+      // which nodemailer would otherwise make a forwarded message (message/rfc822) inline.
+      ...(a.contentId ? { cid: a.contentId } : { contentDisposition: 'attachment' as const }),
     })),
   });
   return new Promise((resolve, reject) => {
