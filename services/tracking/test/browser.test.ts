@@ -1,16 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '@mailroom/core';
 import { simpleParser } from 'mailparser';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { type RunningSender, startSender } from '../../sender/src/start-sender';
 import { launchBrowser } from '../../../test/dashboard/support/browser';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { createKey, signUp, startTestGateway, type TestGateway, testEnv } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
 import { waitForEmail } from '../../../test/support/sending';
-import { SmtpSink } from '../../../test/support/smtp-sink';
-import { PIXEL_GIF, type RunningTracking, startTracking } from '../src';
+import type { SmtpSink } from '../../../test/support/smtp-sink';
+import { PIXEL_GIF, type RunningTracking } from '../src';
+import { startTrackedSending, type TrackedSending } from './support';
 
 /**
  * Opens a tracked email as a person does, in Chromium: the HTML part the sink captured is served
@@ -100,28 +97,18 @@ function emailHtml(site: string): { html: string; tracked: string[] } {
   return { html, tracked };
 }
 
-let database: TestDatabase;
+let stack: TrackedSending;
 let sink: SmtpSink;
 let tracking: RunningTracking;
-let gateway: TestGateway;
-let sender: RunningSender;
 let api: ApiClient;
 let site: DestinationSite;
 let browser: Browser;
 let userAgent: string;
 
 beforeAll(async () => {
-  database = await createTestDatabase('trkbrowser');
-  sink = await new SmtpSink({ starttls: false }).start();
+  stack = await startTrackedSending('trkbrowser');
+  ({ sink, tracking, api } = stack);
   site = await new DestinationSite().start();
-  // The test clicks right after delivery; the timing rule has its own tests.
-  const env = testEnv(database, { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, LEASE_SECONDS: '5', RECONCILE_INTERVAL_SECONDS: '1', TRACKING_PORT: '0', TRACKING_MIN_CLICK_SECONDS: '0' });
-  tracking = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 100 });
-  const full = { ...env, TRACKING_BASE_URL: tracking.url };
-  gateway = await startTestGateway({ database, env: full });
-  sender = await startSender(loadConfig(full));
-  const owner = await signUp(gateway.api);
-  api = gateway.api.as({ token: (await createKey(owner.as)).token });
   browser = await launchBrowser();
   // Headless Chromium names itself "HeadlessChrome", as headless link scanners do (isbot's list has it);
   // a person's Chromium sends the same string without "Headless".
@@ -132,12 +119,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await sender?.stop();
-  await gateway?.close();
-  await tracking?.stop();
   await site?.stop();
-  await sink?.stop();
-  await database?.drop();
+  await stack?.stop();
 });
 
 async function newContext(agent?: string): Promise<{ context: BrowserContext; page: Page }> {

@@ -2,8 +2,11 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { deriveKey, loadConfig, newId, TrackingTokens } from '@mailroom/core';
 import { createPool, insertEmails, type Pool } from '@mailroom/db';
+import { type RunningSender, startSender } from '../../sender/src/start-sender';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
+import { createKey, signUp, startTestGateway, TEST_SECRET_KEY, type TestGateway, testEnv } from '../../../test/support/gateway';
+import type { ApiClient } from '../../../test/support/http';
+import { SmtpSink } from '../../../test/support/smtp-sink';
 import { type RunningTracking, startTracking } from '../src';
 
 /** Tokens signed as the sender signs them for the test deployment's SECRET_KEY. */
@@ -83,4 +86,61 @@ export function useTrackingBed(label: string): TrackingBed {
     await bed.database.drop();
   });
   return bed;
+}
+
+/**
+ * The path a tracked email takes in a test: its own database, an SMTP sink, the tracking service
+ * (writing every 100 ms), the gateway and the sender pointed at it, and an owner's API key.
+ */
+export interface TrackedSending {
+  database: TestDatabase;
+  sink: SmtpSink;
+  tracking: RunningTracking;
+  gateway: TestGateway;
+  sender: RunningSender;
+  owner: Awaited<ReturnType<typeof signUp>>;
+  api: ApiClient;
+  /** The environment the gateway and sender were started with (TRACKING_BASE_URL included). */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a TrackedSending. Clicks may come right after delivery (`TRACKING_MIN_CLICK_SECONDS`
+ * 0: the timing rule has its own tests); `env` adds to or overrides the settings.
+ */
+export async function startTrackedSending(label: string, env: Record<string, string> = {}): Promise<TrackedSending> {
+  const database = await createTestDatabase(label);
+  const sink = await new SmtpSink({ starttls: false }).start();
+  const base = testEnv(database, {
+    OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+    LEASE_SECONDS: '5',
+    RECONCILE_INTERVAL_SECONDS: '1',
+    TRACKING_PORT: '0',
+    TRACKING_MIN_CLICK_SECONDS: '0',
+    ...env,
+  });
+  const tracking = await startTracking(loadConfig(base), { host: '127.0.0.1', flushIntervalMs: 100 });
+  const full = { ...base, TRACKING_BASE_URL: tracking.url };
+  const gateway = await startTestGateway({ database, env: full });
+  const sender = await startSender(loadConfig(full));
+  const owner = await signUp(gateway.api);
+  const api = gateway.api.as({ token: (await createKey(owner.as)).token });
+  return {
+    database,
+    sink,
+    tracking,
+    gateway,
+    sender,
+    owner,
+    api,
+    env: full,
+    async stop() {
+      await sender.stop();
+      await gateway.close();
+      await tracking.stop();
+      await sink.stop();
+      await database.drop();
+    },
+  };
 }

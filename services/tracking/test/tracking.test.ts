@@ -2,16 +2,16 @@ import { request } from 'node:http';
 import { deriveKey, loadConfig, newId, TrackingTokens } from '@mailroom/core';
 import { createPool, insertEmails, type Pool } from '@mailroom/db';
 import { simpleParser } from 'mailparser';
-import { startSender, type RunningSender } from '../../sender/src/start-sender';
 import { scanHtml } from '../../sender/src/message/tracking/scan-html';
-import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { createKey, signUp, startTestGateway, TEST_SECRET_KEY, testEnv, type TestGateway } from '../../../test/support/gateway';
+import type { TestDatabase } from '../../../test/support/databases';
+import { TEST_SECRET_KEY, testEnv } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
 import { waitForEmail } from '../../../test/support/sending';
-import { SmtpSink } from '../../../test/support/smtp-sink';
+import type { SmtpSink } from '../../../test/support/smtp-sink';
 import { type RunningDispatcher, startDispatcher } from '../../webhook-dispatcher/src/start-dispatcher';
 import { Receiver, until } from '../../webhook-dispatcher/test/support';
 import { PIXEL_GIF, startTracking, type RunningTracking } from '../src';
+import { startTrackedSending, type TrackedSending } from './support';
 
 const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
 const GMAIL_PROXY = 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)';
@@ -20,49 +20,29 @@ const HTML = '<html><body><p>Hi</p><a href="https://acme.example/pricing?plan=pr
 const base = { from: 'Acme <hello@acme.test>', subject: 'Tracked', text: 'Hi', html: HTML };
 const tokens = new TrackingTokens(deriveKey(TEST_SECRET_KEY, 'tracking'));
 
+let stack: TrackedSending;
 let database: TestDatabase;
 let sink: SmtpSink;
 let tracking: RunningTracking;
-let gateway: TestGateway;
-let sender: RunningSender;
 let api: ApiClient;
-let owner: Awaited<ReturnType<typeof signUp>>;
+let owner: TrackedSending['owner'];
 let pool: Pool;
 let dispatcher: RunningDispatcher;
 const receiver = new Receiver();
 
 beforeAll(async () => {
-  database = await createTestDatabase('tracking');
-  sink = await new SmtpSink({ starttls: false }).start();
-  const env = testEnv(database, {
-    OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-    LEASE_SECONDS: '5',
-    RECONCILE_INTERVAL_SECONDS: '1',
-    TRACKING_PORT: '0',
-    // The test clicks right after delivery; the timing rule has its own test below.
-    TRACKING_MIN_CLICK_SECONDS: '0',
-    // The webhook receiver listens on loopback.
-    ALLOW_PRIVATE_NETWORKS: 'true',
-  });
   await receiver.start();
-  tracking = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 100 });
-  const full = { ...env, TRACKING_BASE_URL: tracking.url };
-  gateway = await startTestGateway({ database, env: full });
-  sender = await startSender(loadConfig(full));
-  owner = await signUp(gateway.api);
-  api = gateway.api.as({ token: (await createKey(owner.as)).token });
+  // The webhook receiver listens on loopback.
+  stack = await startTrackedSending('tracking', { ALLOW_PRIVATE_NETWORKS: 'true' });
+  ({ database, sink, tracking, api, owner } = stack);
   pool = createPool(database.url, 2);
-  dispatcher = await startDispatcher(loadConfig(full));
+  dispatcher = await startDispatcher(loadConfig(stack.env));
 });
 afterAll(async () => {
   await dispatcher.stop();
   await receiver.stop();
-  await sender.stop();
-  await gateway.close();
-  await tracking.stop();
   await pool.end();
-  await sink.stop();
-  await database.drop();
+  await stack.stop();
 });
 
 /** Sends and waits until the sink has each recipient's message; returns the id and each recipient's parsed HTML. */
