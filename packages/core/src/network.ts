@@ -40,3 +40,8 @@ export function clientBlock(ip: string): string {
     .map((part) => part.toString(16))
     .join(':')}::/64`;
 }
+
+/** An address from its network-order bytes (4 or 16), written as ipaddr.js writes it (IPv6 compressed, RFC 5952). */
+export function addressFromBytes(bytes: ArrayLike<number>): string {
+  return ipaddr.fromByteArray(Array.from(bytes)).toString();
+}

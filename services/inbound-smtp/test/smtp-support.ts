@@ -153,7 +153,7 @@ export class RawSmtp {
     return unread;
   }
 
-  static async open(port: number, preface?: string): Promise<RawSmtp> {
+  static async open(port: number, preface?: string | Buffer): Promise<RawSmtp> {
     const socket = connect({ port, host: '127.0.0.1' });
     await once(socket, 'connect');
     if (preface) socket.write(preface);

@@ -3,8 +3,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTransport } from 'nodemailer';
+import { Command, IPv4Address, IPv4ProxyAddress, IPv6Address, IPv6ProxyAddress, TransportProtocol, V2ProxyProtocol } from 'proxy-protocol-js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
-import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
+import { startHaproxy } from '../../../test/support/haproxy';
+import { MAX_V2_HEADER_BYTES } from '../src/smtp/proxy-header-v2';
+import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx, until } from './smtp-support';
+
+/** A PROXY protocol v2 header, built by proxy-protocol-js (not by the MX's reader). */
+function v2Header(command: Command, client?: { v4?: number[]; v6?: number[]; port: number }, tlvs?: Buffer): Buffer {
+  const address = client?.v6
+    ? new IPv6ProxyAddress(IPv6Address.createFrom(client.v6), client.port, IPv6Address.createFrom([0x20, 0x01, 0x0d, 0xb8, ...Array(11).fill(0), 0x25]), 25)
+    : new IPv4ProxyAddress(IPv4Address.createFrom(client?.v4 ?? [0, 0, 0, 0]), client?.port ?? 0, IPv4Address.createFrom([192, 0, 2, 1]), 25);
+  const header = Buffer.from(new V2ProxyProtocol(command, TransportProtocol.STREAM, address, tlvs).build());
+  // The builder's length counts the addresses only; a real header's counts its TLVs too.
+  header.writeUInt16BE(header.length - 16, 14);
+  return header;
+}
+
+// An AWS NLB's TLV (PP2_TYPE_AWS, subtype VPC endpoint id), as it follows the addresses.
+const AWS_TLV = (() => {
+  const value = Buffer.concat([Buffer.from([0x01]), Buffer.from('vpce-08d2bf15fac5001c9')]);
+  return Buffer.concat([Buffer.from([0xea, value.length >> 8, value.length & 0xff]), value]);
+})();
 
 describe('the MX with a certificate and behind a PROXY-protocol load balancer', () => {
   let database: TestDatabase;
@@ -109,5 +129,73 @@ describe('the MX with a certificate and behind a PROXY-protocol load balancer', 
     const smtp = await RawSmtp.open(proxied.mx.port, 'EHLO sneaky.example.test\r\n');
     expect(await smtp.reply()).toBe('');
     expect(await smtp.closedByServer()).toBe(true);
+  });
+
+  describe('PROXY protocol v2 (binary), as AWS NLB and HAProxy send-proxy-v2 send it', () => {
+    async function deliver(smtp: RawSmtp, subject: string): Promise<void> {
+      await smtp.startMessage('ann@example.test', ['support@acme.test']);
+      smtp.write(message(subject));
+      expect(await smtp.command('.')).toMatch(/^250 /);
+      smtp.end();
+    }
+
+    test('when a v2 header names an IPv4 client, then it is the remote address stored, even when the header arrives a byte at a time', async () => {
+      const header = v2Header(Command.PROXY, { v4: [203, 0, 113, 8], port: 40000 });
+      const smtp = await RawSmtp.open(proxied.mx.port);
+      for (const byte of header) {
+        smtp.write(Buffer.from([byte]));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await deliver(smtp, 'v2 IPv4');
+      expect((await storedRows(proxied.pool)).map((r) => r.remote_address)).toEqual(['203.0.113.8']);
+    });
+
+    test('when a v2 header names an IPv6 client and carries TLVs (an AWS VPC endpoint id), then the client is stored and the TLVs are skipped', async () => {
+      const v6 = [0x20, 0x01, 0x0d, 0xb8, 0, 0x09, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x42];
+      const smtp = await RawSmtp.open(proxied.mx.port, v2Header(Command.PROXY, { v6, port: 50000 }, AWS_TLV));
+      await deliver(smtp, 'v2 IPv6');
+      expect((await storedRows(proxied.pool)).map((r) => r.remote_address)).toEqual(['2001:db8:9::42']);
+    });
+
+    test('when a v2 header is LOCAL (the balancer\'s own health check), then the connection\'s own address stands', async () => {
+      const smtp = await RawSmtp.open(proxied.mx.port, v2Header(Command.LOCAL));
+      await deliver(smtp, 'v2 LOCAL');
+      expect((await storedRows(proxied.pool)).map((r) => r.remote_address)).toEqual(['127.0.0.1']);
+    });
+
+    test.each([
+      ['a broken signature', Buffer.concat([Buffer.from('\r\n\r\n\0\r\nQUIX\n'), Buffer.alloc(20)])],
+      ['version 1 in the binary form', (() => { const h = v2Header(Command.PROXY, { v4: [203, 0, 113, 9], port: 1 }); h[12] = 0x11; return h; })()],
+      ['an unknown command', (() => { const h = v2Header(Command.PROXY, { v4: [203, 0, 113, 9], port: 1 }); h[12] = 0x2f; return h; })()],
+      ['a length past the longest header taken', (() => { const h = v2Header(Command.PROXY, { v4: [203, 0, 113, 9], port: 1 }); h.writeUInt16BE(MAX_V2_HEADER_BYTES, 14); return h; })()],
+    ])('when a v2 header has %s, then the connection is dropped without a session', async (_what, header) => {
+      const smtp = await RawSmtp.open(proxied.mx.port, header);
+      expect(await smtp.reply()).toBe('');
+      expect(await smtp.closedByServer()).toBe(true);
+      expect(await storedRows(proxied.pool)).toEqual([]);
+    });
+
+    test('when a client disconnects in the middle of a v2 header, then no session is left and the MX keeps serving', async () => {
+      const smtp = await RawSmtp.open(proxied.mx.port, v2Header(Command.PROXY, { v4: [203, 0, 113, 10], port: 1 }).subarray(0, 20));
+      smtp.end();
+      const next = await RawSmtp.open(proxied.mx.port, v2Header(Command.PROXY, { v4: [203, 0, 113, 11], port: 2 }));
+      await deliver(next, 'after a cut header');
+      expect((await storedRows(proxied.pool)).map((r) => r.remote_address)).toEqual(['203.0.113.11']);
+    });
+
+    test.each(['v1', 'v2'] as const)('when HAProxy in front of the MX sends PROXY %s, then the address the client connected from is the one stored', async (version) => {
+      const haproxy = await startHaproxy({ backendPort: proxied.mx.port, proxyProtocol: version });
+      try {
+        // The client connects from 127.0.0.2; HAProxy connects to the MX from 127.0.0.1.
+        const transport = createTransport({ host: '127.0.0.1', port: haproxy.port, localAddress: '127.0.0.2', secure: false, ignoreTLS: true });
+        const info = await transport.sendMail({ from: 'ann@example.test', to: 'support@acme.test', subject: `Through HAProxy ${version}`, text: 'Hello.' });
+        transport.close();
+        expect(info.response).toMatch(/^250 /);
+        await until(async () => (await storedRows(proxied.pool)).length === 1);
+        expect((await storedRows(proxied.pool)).map((r) => r.remote_address)).toEqual(['127.0.0.2']);
+      } finally {
+        await haproxy.stop();
+      }
+    });
   });
 });

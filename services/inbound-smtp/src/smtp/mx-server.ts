@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection';
+import { readProxyHeaderV2 } from './proxy-header-v2';
 
 type ParsedAddress = ReturnType<SMTPConnection['_parseAddressCommand']>;
 type CommandHandler = NonNullable<ReturnType<SMTPConnection['_getHandler']>>;
@@ -86,8 +88,33 @@ class MxConnection extends SMTPConnection {
   }
 }
 
-/** smtp-server with MxConnection for its connections. */
+type ProxyCallback = Parameters<SMTPServer['_handleProxy']>[1];
+
+/**
+ * smtp-server with MxConnection for its connections, and PROXY protocol v2 (binary) read beside
+ * the library's v1 (text): each connection from a balancer may send either.
+ */
 export class MxSmtpServer extends SMTPServer {
+  override _handleProxy(socket: Socket, callback: ProxyCallback): void {
+    if (!this._expectsProxyHeader(socket)) {
+      super._handleProxy(socket, callback);
+      return;
+    }
+    readProxyHeaderV2(socket, (err, outcome) => {
+      if (err || !outcome) {
+        // Nothing can be answered before the header; a late socket error must not go unhandled.
+        socket.on('error', () => undefined);
+        socket.destroy();
+        callback(err ?? new Error('no PROXY header'));
+      } else if (outcome.version === 1) {
+        super._handleProxy(socket, callback);
+      } else {
+        const { client } = outcome;
+        callback(null, { id: sessionId(), ...(client ? { remoteAddress: client.address, remotePort: client.port } : {}) });
+      }
+    });
+  }
+
   override connect(socket: Socket | TLSSocket, socketOptions?: SMTPConnectionOptions | null): void {
     // As SMTPServer.connect, with the subclass.
     const connection = new MxConnection(this, socket, socketOptions);
@@ -96,4 +123,11 @@ export class MxSmtpServer extends SMTPServer {
     connection.on('connect', (data: Parameters<SMTPServer['_onClientConnect']>[0]) => this._onClientConnect(data));
     connection.init();
   }
+}
+
+/** A session id as smtp-server makes them: 80 random bits, 16 base-32 digits. */
+function sessionId(): string {
+  return BigInt(`0x${randomBytes(10).toString('hex')}`)
+    .toString(32)
+    .padStart(16, '0');
 }
