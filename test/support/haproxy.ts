@@ -6,20 +6,19 @@ import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
 
 /**
- * A real TCP load balancer for tests: HAProxy (Debian's `haproxy` package: `apt-get install -y
+ * A real load balancer for tests: HAProxy (Debian's `haproxy` package: `apt-get install -y
  * haproxy`) in the foreground with a configuration of its own, listening on 127.0.0.1 at a free
- * port and passing every connection to one backend, with the PROXY protocol header it is told to
- * send (`send-proxy` for v1, `send-proxy-v2` for v2, as in front of an MX in Kubernetes). Its
- * connections to the backend come from 127.0.0.1, so a client that connects from another
- * loopback address (say 127.0.0.2) shows whether the backend read the client's address from
- * the header.
+ * port and passing every connection to one backend: in TCP mode with the PROXY protocol header
+ * it is told to send (`send-proxy` for v1, `send-proxy-v2` for v2, as in front of an MX in
+ * Kubernetes), or in HTTP mode appending the client to `X-Forwarded-For` (`option forwardfor`,
+ * as an ingress does). Its connections to the backend come from 127.0.0.1, so a client that
+ * connects from another loopback address (say 127.0.0.2) shows whether the backend read the
+ * client's address from the header.
  */
-export interface HaproxyOptions {
-  /** The backend's port on 127.0.0.1. */
-  backendPort: number;
-  /** The header sent before each connection's bytes. */
-  proxyProtocol: 'v1' | 'v2';
-}
+export type HaproxyOptions =
+  /** The backend's port on 127.0.0.1, and the PROXY header sent before each connection's bytes. */
+  | { backendPort: number; mode: 'tcp'; proxyProtocol: 'v1' | 'v2' }
+  | { backendPort: number; mode: 'http' };
 
 export interface RunningHaproxy {
   port: number;
@@ -42,15 +41,16 @@ export async function startHaproxy(options: HaproxyOptions): Promise<RunningHapr
       'global',
       '  maxconn 256',
       'defaults',
-      '  mode tcp',
+      `  mode ${options.mode}`,
+      ...(options.mode === 'http' ? ['  option forwardfor'] : []),
       '  timeout connect 5s',
       '  timeout client 60s',
       '  timeout server 60s',
-      'frontend smtp',
+      'frontend front',
       `  bind 127.0.0.1:${port}`,
-      '  default_backend mx',
-      'backend mx',
-      `  server mx 127.0.0.1:${options.backendPort} ${options.proxyProtocol === 'v2' ? 'send-proxy-v2' : 'send-proxy'}`,
+      '  default_backend back',
+      'backend back',
+      `  server back 127.0.0.1:${options.backendPort}${options.mode === 'tcp' ? ` ${options.proxyProtocol === 'v2' ? 'send-proxy-v2' : 'send-proxy'}` : ''}`,
       '',
     ].join('\n'),
   );

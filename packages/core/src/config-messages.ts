@@ -37,6 +37,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   RATE_LIMIT_PER_SECOND: 'a whole number of requests per second (0 turns the limit off)',
   SENDER_CONCURRENCY: 'a whole number from 1 to 1000',
   LOGIN_RATE_LIMIT_PER_MINUTE: 'a whole number of attempts per minute, at least 1',
+  GATEWAY_TRUST_PROXY: BOOLEAN,
   METRICS_TOKEN: 'a non-empty token',
   INBOUND_MAX_MESSAGE_BYTES: 'a whole number of bytes, at least 1024',
   SMTP_TLS_CERT_FILE: 'the path of a PEM certificate file',

@@ -113,6 +113,7 @@ const envSchema = z.object({
   SENDER_CONCURRENCY: emptyMeansDefault(z.coerce.number().int().min(1).max(1000).default(20)),
   // Sign-in and sign-up attempts per client IP per minute (an extension of DESIGN §3).
   LOGIN_RATE_LIMIT_PER_MINUTE: emptyMeansDefault(z.coerce.number().int().min(1).default(10)),
+  GATEWAY_TRUST_PROXY: bool.default(false),
   METRICS_TOKEN: optional(z.string().min(1)),
   INBOUND_MAX_MESSAGE_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(26214400)),
   SMTP_TLS_CERT_FILE: optional(z.string().min(1)),
@@ -181,6 +182,8 @@ export interface Config {
   rateLimitPerSecond: number;
   senderConcurrency: number;
   loginRateLimitPerMinute: number;
+  /** Take the client address from the last X-Forwarded-For entry (behind an ingress). */
+  gatewayTrustProxy: boolean;
   metricsToken: string | undefined;
   inboundMaxMessageBytes: number;
   smtpTlsCertFile: string | undefined;
@@ -253,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
     senderConcurrency: e.SENDER_CONCURRENCY,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
+    gatewayTrustProxy: e.GATEWAY_TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
     inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,
     smtpTlsCertFile: e.SMTP_TLS_CERT_FILE,

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   answerClientError,
+  clientBlock,
   createLogger,
   createResolver,
   deriveKey,
@@ -115,8 +116,10 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   // request is served as if it had none.
   server.on('checkExpectation', app);
   // Which path stalled is unknown before the headers are complete: any stalled request counts
-  // against its address's sign-in budget, as a stalled sign-in body does.
-  server.on('clientError', answerClientError(logger.child({ component: 'http' }), (ip) => countStalledLogin(ctx.rateLimits, ip)));
+  // against its address's sign-in budget, as a stalled sign-in body does. Not behind a trusted
+  // proxy: the socket's address is then the proxy's, shared by every client.
+  const onHeadersTimeout = config.gatewayTrustProxy ? undefined : (ip: string | undefined) => countStalledLogin(ctx.rateLimits, clientBlock(ip ?? 'unknown'));
+  server.on('clientError', answerClientError(logger.child({ component: 'http' }), onHeadersTimeout));
   await listenOn(server, config.apiPort, options.host ?? '0.0.0.0', PORT_VARIABLES.gateway);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

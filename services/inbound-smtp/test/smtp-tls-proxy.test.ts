@@ -184,7 +184,7 @@ describe('the MX with a certificate and behind a PROXY-protocol load balancer', 
     });
 
     test.each(['v1', 'v2'] as const)('when HAProxy in front of the MX sends PROXY %s, then the address the client connected from is the one stored', async (version) => {
-      const haproxy = await startHaproxy({ backendPort: proxied.mx.port, proxyProtocol: version });
+      const haproxy = await startHaproxy({ backendPort: proxied.mx.port, mode: 'tcp', proxyProtocol: version });
       try {
         // The client connects from 127.0.0.2; HAProxy connects to the MX from 127.0.0.1.
         const transport = createTransport({ host: '127.0.0.1', port: haproxy.port, localAddress: '127.0.0.2', secure: false, ignoreTLS: true });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MailroomError, requestPath, type TrackingTarget } from '@mailroom/core';
+import { clientAddress, MailroomError, requestPath, type TrackingTarget } from '@mailroom/core';
 import type { EngagementHit } from '@mailroom/db';
 import type { BotRules } from './bot-rules';
 import { redirectLocation } from './redirect-location';
@@ -98,24 +98,6 @@ function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: Tracking
     isBot: deps.bots.byRequest(userAgent, ipAddress) !== null,
     at: new Date(),
   };
-}
-
-/** The client's address: the socket's, or behind a trusted proxy the last X-Forwarded-For entry (the one it appended). */
-function clientAddress(req: IncomingMessage, trustProxy: boolean): string | null {
-  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-  const last = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)?.split(',').pop()?.trim();
-  const address = (last && withoutPort(last)) || req.socket.remoteAddress || null;
-  return address?.startsWith('::ffff:') ? address.slice(7) : address;
-}
-
-/** A forwarded address without the port some proxies add (Azure Application Gateway: `203.0.113.7:51234`, `[2001:db8::7]:443`). */
-function withoutPort(entry: string): string {
-  if (entry.startsWith('[')) {
-    const close = entry.indexOf(']');
-    return close > 0 ? entry.slice(1, close) : entry;
-  }
-  const colon = entry.indexOf(':');
-  return colon > 0 && colon === entry.lastIndexOf(':') ? entry.slice(0, colon) : entry;
 }
 
 /** The contract's error JSON. */

@@ -5,3 +5,4 @@ export * from './backlog-metrics';
 export * from './worker-metrics';
 export * from './request-path';
 export * from './client-error';
+export * from './client-address';

@@ -1,10 +1,11 @@
-import { GroupCommit, MailroomError, type Redis } from '@mailroom/core';
+import type { IncomingMessage } from 'node:http';
+import { clientAddress, clientBlock, GroupCommit, MailroomError, type Redis } from '@mailroom/core';
 import type { Response } from 'express';
 
 export interface RateLimits {
   /** Per project (or per user for session calls outside a project), RATE_LIMIT_PER_SECOND. */
   perProject: RateLimiter | null;
-  /** Sign-in and sign-up attempts per client IP. */
+  /** Sign-in and sign-up attempts per client (loginClientKey). */
   perLoginIp: RateLimiter;
 }
 
@@ -141,9 +142,19 @@ export async function consumeRateLimit(limiter: RateLimiter, key: string, res: R
 }
 
 /**
+ * Whose sign-in budget a request spends: its client address (behind a trusted proxy, the one
+ * that proxy appended to X-Forwarded-For; GATEWAY_TRUST_PROXY), an IPv6 client's whole /64,
+ * since one end site holds at least that many addresses and could otherwise try passwords from
+ * each of them.
+ */
+export function loginClientKey(req: IncomingMessage, trustProxy: boolean): string {
+  return clientBlock(clientAddress(req, trustProxy) ?? 'unknown');
+}
+
+/**
  * Counts a sign-in attempt that never got as far as its handler (its headers or body stalled),
  * so stalling is no free way to try passwords. Never throws: there is no answer to refuse.
  */
-export function countStalledLogin(limits: RateLimits, ip: string | undefined): void {
-  limits.perLoginIp.consume(ip ?? 'unknown').catch(() => undefined);
+export function countStalledLogin(limits: RateLimits, key: string): void {
+  limits.perLoginIp.consume(key).catch(() => undefined);
 }

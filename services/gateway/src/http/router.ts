@@ -5,7 +5,7 @@ import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
 import { camelizeKeys } from './aliases';
-import { consumeRateLimit, countStalledLogin } from './rate-limit';
+import { consumeRateLimit, countStalledLogin, loginClientKey } from './rate-limit';
 import { jsonBodyReader } from './read-json-body';
 import type { Access, AnyRoute } from './route';
 import { bodyDeadlineMs, parseSize, type HttpTimeouts } from './timeouts';
@@ -34,7 +34,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       deadlineMs: bodyDeadlineMs(timeouts, parseSize(limit)),
       // Authenticated callers were counted before their body was read; anonymous ones (sign-in,
       // sign-up) are counted here, so stalling a body is not a free attempt.
-      onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, req.ip) : undefined,
+      onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, loginClientKey(req, ctx.config.gatewayTrustProxy)) : undefined,
     });
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
       res.setHeader('Cache-Control', API_CACHE_CONTROL);

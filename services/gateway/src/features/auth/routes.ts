@@ -1,6 +1,6 @@
 import type { User } from '@mailroom/db';
 import { z } from 'zod';
-import { consumeRateLimit } from '../../http/rate-limit';
+import { consumeRateLimit, loginClientKey } from '../../http/rate-limit';
 import { defineRoute } from '../../http/route';
 import { emailField, nameField, passwordField, timestamp } from '../../schemas/common';
 import { presentProject, projectSchema } from '../projects/present';
@@ -37,7 +37,7 @@ export const authRoutes = [
     },
     errors: ['forbidden', 'conflict', 'rate_limit_exceeded'],
     async handler({ body, ctx, req, res }) {
-      await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
+      await consumeRateLimit(ctx.rateLimits.perLoginIp, loginClientKey(req, ctx.config.gatewayTrustProxy), res);
       const created = await createAccount(ctx.db, body, { allowSignup: ctx.config.allowSignup });
       if (!created) throw new Error('createAccount returned nothing outside the bootstrap');
       return {
@@ -63,7 +63,7 @@ export const authRoutes = [
     },
     errors: ['invalid_credentials', 'rate_limit_exceeded'],
     async handler({ body, ctx, req, res }) {
-      await consumeRateLimit(ctx.rateLimits.perLoginIp, req.ip ?? 'unknown', res);
+      await consumeRateLimit(ctx.rateLimits.perLoginIp, loginClientKey(req, ctx.config.gatewayTrustProxy), res);
       const user = await checkCredentials(ctx.db, body.email, body.password);
       const { token, session } = await ctx.sessions.issue(user.id);
       const projects = await listVisibleProjects(ctx.db, { kind: 'session', ...session });
