@@ -1,7 +1,11 @@
+import { createRequire } from 'node:module';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { OutgoingAttachment, OutgoingEmail } from '../send-store';
-import { MessageSkeleton, type PersonalizeHtml } from './build-skeleton';
+import { MessageSkeleton, type PersonalizeHtml, unstructuredHeaderText } from './build-skeleton';
+
+// libmime (the decoder mailparser uses) comes with mailparser; no types of its own.
+const libmime = createRequire(require.resolve('mailparser'))('libmime') as { decodeWords(value: string): string };
 
 function email(overrides: Partial<OutgoingEmail> = {}): OutgoingEmail {
   return {
@@ -183,6 +187,46 @@ describe('MessageSkeleton', () => {
       .split('\r\n')
       .filter((line) => /^Content-Disposition:/i.test(line));
     expect(dispositions).toEqual(['Content-Disposition: attachment; filename=fwd.eml', 'Content-Disposition: attachment; filename=data.bin', 'Content-Disposition: inline; filename=logo.png']);
+  });
+
+  it('when the subject or a custom header holds an RFC 2047 encoded-word typed literally, or starts with white space, then it is sent encoded and reads back as given', async () => {
+    const subject = 'Re: =?utf-8?q?x?= typed literally';
+    const headers = { 'X-Lookalike': '=?ISO-8859-1?Q?caf=E9?=', 'X-Leading': '  two spaces first', 'X-Plain': 'plain  text', 'X-Grusse': 'Grüße =?utf-8?q?x?=' };
+    const skeleton = await MessageSkeleton.build(email({ subject, headers, html: null }), []);
+    const parsed = await simpleParser(skeleton.prefix);
+
+    // Before, "=?utf-8?q?x?=" went out as it is, and every receiver decoded it to "x".
+    expect(parsed.subject).toBe(subject);
+    const header = (name: string) => libmime.decodeWords(parsed.headerLines.find((h) => h.key === name)?.line.replace(/^[^:]*: ?/, '').replace(/\r\n[ \t]/g, ' ') ?? '');
+    expect(header('x-lookalike')).toBe('=?ISO-8859-1?Q?caf=E9?=');
+    expect(header('x-grusse')).toBe('Grüße =?utf-8?q?x?=');
+    expect(unstructuredHeaderText('  two spaces first')).toMatch(/^=\?UTF-8\?Q\?__two_spaces_first\?=$/);
+    // Plain ASCII is written as it is.
+    expect(skeleton.prefix.toString('latin1')).toContain('\r\nX-Plain: plain  text\r\n');
+  });
+
+  it('when list and threading headers start with white space or hold "=?", then they are written as given, not as encoded-words (they are structured)', async () => {
+    const headers = { 'List-Unsubscribe': '  <https://example.test/u>', 'In-Reply-To': '<a=?b?q?c?=@example.test>' };
+    const raw = (await MessageSkeleton.build(email({ html: null, headers }), [])).prefix.toString('latin1');
+
+    expect(raw).toMatch(/(^|\r\n)List-Unsubscribe: +<https:\/\/example\.test\/u>\r\n/);
+    expect(raw).toContain('\r\nIn-Reply-To: <a=?b?q?c?=@example.test>\r\n');
+  });
+
+  it.each([
+    ['compiled whole', false],
+    ['per recipient', true],
+  ])('when text and HTML written with LF are base64-encoded (%s), then their decoded lines end in CRLF, as RFC 2045 requires of text', async (_how, varyHtml) => {
+    const text = '日本語のテキスト。\n'.repeat(20);
+    const html = `<p>${'日本語のテキスト。'.repeat(20)}</p>\n<p>終わり</p>\r\n<p>cr</p>\r`;
+    const skeleton = await MessageSkeleton.build(email({ text, html, hasAttachments: false }), [], { varyHtml });
+    const raw = Buffer.concat(partsOf(await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' }))).toString('latin1');
+    const decoded = (type: string) => Buffer.from(partBody(raw, type).join(''), 'base64').toString('utf8');
+
+    expect(raw).toContain('Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: base64');
+    expect(raw).toContain('Content-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: base64');
+    expect(decoded('text/plain')).toBe(text.replace(/\n/g, '\r\n'));
+    expect(decoded('text/html')).toBe(html.replace(/\r\n|\r|\n/g, '\r\n'));
   });
 
   it('when the email has no HTML, then every recipient gets the one compiled message', async () => {

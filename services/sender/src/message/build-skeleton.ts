@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
 import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { detectMimeType } from 'nodemailer/lib/mime-funcs';
+import { detectMimeType, encodeWord } from 'nodemailer/lib/mime-funcs';
 import MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
 import type { RawMessage } from '../delivery/raw-message';
@@ -49,14 +49,14 @@ export class MessageSkeleton {
    * whole, as it is sent, and every recipient gets that one Buffer: the split costs nothing then.
    */
   static async build(given: OutgoingEmail, attachments: readonly OutgoingAttachment[], options: { varyHtml?: boolean } = {}): Promise<MessageSkeleton> {
-    const email = { ...given, html: withoutBareCr(given.html), text: withoutBareCr(given.text) };
+    const email = { ...given, html: withoutBareCr(given.html), text: given.text === null ? null : withCrlf(given.text) };
     if (email.html === null || options.varyHtml === false) {
-      const html = email.html === null ? null : { content: email.html };
+      const html = email.html === null ? null : { content: withCrlf(email.html) };
       return new MessageSkeleton(await compile(email, attachments, html), Buffer.alloc(0), null);
     }
     // The transfer encoding is decided once, from the email's HTML, as nodemailer would; never
     // 7bit, since a recipient's HTML may have lines or characters 7bit cannot carry.
-    const encoding: HtmlEncoding = transferEncodingOf(email.html) === 'base64' ? 'base64' : 'quoted-printable';
+    const encoding: HtmlEncoding = transferEncodingOf(withCrlf(email.html)) === 'base64' ? 'base64' : 'quoted-printable';
     // A token that encodes to itself in both encodings (letters and digits, under one line).
     const placeholder = `mailroomhtml${randomBytes(12).toString('hex')}`;
     const marker = encoding === 'base64' ? Buffer.from(placeholder).toString('base64') : placeholder;
@@ -95,6 +95,49 @@ function withoutBareCr(body: string | null): string | null {
 }
 
 /**
+ * A text body with every line break CRLF, the canonical form of text (RFC 2046 §4.1.1) that
+ * RFC 2045 §6.8 requires before base64 encoding: nodemailer base64-encodes a body as it is given,
+ * so a body written with LF arrived with bare LFs, which RFC 2046 forbids in text. (The 7bit and
+ * quoted-printable encodings already arrive with CRLF.) For the HTML this is done when it is
+ * encoded, after tracking, whose offsets are into the HTML as given.
+ */
+function withCrlf(body: string): string {
+  return /\r(?!\n)|(?<!\r)\n/.test(body) ? body.replace(/\r\n|\r|\n/g, '\r\n') : body;
+}
+
+/**
+ * Custom headers that are structured, so never made encoded-words here: message ids
+ * (In-Reply-To, References) and the list headers' URLs and ids (RFC 2369, 2919).
+ */
+const STRUCTURED_HEADERS = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
+
+/**
+ * What decoders read as an RFC 2047 encoded-word: libmime and Python also decode one whose
+ * encoded text holds white space (nodemailer's own lenient pattern).
+ */
+const ENCODED_WORD_LOOKALIKE = /=\?[^?]*\?[BbQq]\?[^?]*\?=/;
+
+/**
+ * An unstructured header value (the subject, a custom header) as nodemailer must get it for
+ * receivers to read it as given. nodemailer writes ASCII text as it is, and passes what is a
+ * valid encoded-word through (for callers that encode their own), so a user's literal
+ * "=?utf-8?q?x?=" was decoded to "x" by every receiver, as RFC 2047 §6.2 has them do; and white
+ * space at the start of a value reads as part of the separator after the colon, which
+ * receivers drop. Such an ASCII value is given as encoded-words of the whole text, which
+ * nodemailer passes through and receivers decode back exactly (RFC 2047 §5(1)). Non-ASCII
+ * values are encoded whole by nodemailer already.
+ */
+export function unstructuredHeaderText(value: string): string {
+  if (/[\u0080-\uffff]/.test(value) || !(/^[ \t]/.test(value) || ENCODED_WORD_LOOKALIKE.test(value))) return value;
+  return encodeWord(value, 'Q', 52);
+}
+
+/** The custom headers, each unstructured value as in {@link unstructuredHeaderText}. */
+function customHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, STRUCTURED_HEADERS.test(name) ? value : unstructuredHeaderText(value)]));
+}
+
+/**
  * The content of an attachment as it goes into the message. nodemailer writes a message/*
  * attachment (a forwarded `.eml`, by its content type or, without one, by its file name) as it
  * is given, with no transfer encoding, and SMTP's DATA stream turns each bare CR or LF in it into
@@ -121,7 +164,7 @@ function transferEncodingOf(html: string): string | false {
 /** The HTML body encoded exactly as nodemailer encodes a part (its own encoders, 76-character lines). */
 function encode(html: string, encoding: HtmlEncoding): Promise<Buffer> {
   const encoder = encoding === 'base64' ? new base64.Encoder() : new qp.Encoder();
-  return buffer(Readable.from([Buffer.from(html, 'utf8')]).pipe(encoder));
+  return buffer(Readable.from([Buffer.from(withCrlf(html), 'utf8')]).pipe(encoder));
 }
 
 function compile(
@@ -134,10 +177,10 @@ function compile(
     to: email.to,
     cc: email.cc,
     replyTo: email.replyTo,
-    subject: email.subject,
+    subject: unstructuredHeaderText(email.subject),
     ...(html !== null ? { html } : {}),
     ...(email.text !== null ? { text: email.text } : {}),
-    headers: email.headers,
+    headers: customHeaders(email.headers),
     messageId: `<${email.messageId}>`,
     date: new Date(),
     attachments: attachments.map((a) => ({

@@ -64,7 +64,15 @@ const attachmentField = z.object({
   filename: z.string().min(1).max(255).refine(noLineBreaks, NO_LINE_BREAKS),
   content: contentField,
   contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as "application/pdf"').optional(),
-  contentId: z.string().min(1).max(255).regex(/^[^\s<>]+$/, 'must not contain spaces or angle brackets').optional(),
+  // A Content-ID is a msg-id (RFC 2392), in a header that is ASCII without SMTPUTF8 (RFC 5322 §2.2):
+  // non-ASCII went out as raw 8-bit bytes there, and control characters are dropped by nodemailer,
+  // so the part no longer matched the HTML's cid: reference.
+  contentId: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[!-;=?-~]+$/, 'must be printable ASCII without spaces or angle brackets')
+    .optional(),
 });
 
 const tagField = z.object({

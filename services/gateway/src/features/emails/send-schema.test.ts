@@ -1,0 +1,24 @@
+import { sendEmailSchema } from './send-schema';
+
+const send = (attachment: Record<string, unknown>) =>
+  sendEmailSchema.safeParse({ from: 'hello@acme.example', to: 'alice@example.com', subject: 'Logo', html: '<img src="cid:logo">', attachments: [{ filename: 'logo.png', content: 'eA==', ...attachment }] });
+
+describe('sendEmailSchema: attachments[].contentId', () => {
+  it.each(['logo@acme.example', 'logo', 'part1.06090408.01060107@acme.example', "a!#$%&'*+/=?^_`{|}~-b"])('when it is printable ASCII (%s), then it is accepted as given', (contentId) => {
+    const parsed = send({ contentId });
+    expect(parsed.success && parsed.data.attachments?.[0]?.contentId).toBe(contentId);
+  });
+
+  it.each([
+    ['non-ASCII (it would be raw 8-bit bytes in the Content-ID header)', 'lögo@acme.example'],
+    ['an emoji', '🖼@acme.example'],
+    ['a control character (nodemailer drops it, so the cid: reference no longer matches)', 'lo\u0001go@acme.example'],
+    ['DEL', 'logo\u007f@acme.example'],
+    ['a space', 'my logo'],
+    ['angle brackets', '<logo@acme.example>'],
+  ])('when it holds %s, then the send is refused naming the field', (_what, contentId) => {
+    const parsed = send({ contentId });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => i.path.join('.'))).toEqual(['attachments.0.contentId']);
+  });
+});
