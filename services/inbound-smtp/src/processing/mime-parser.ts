@@ -2,17 +2,21 @@
 import libmime from 'libmime';
 import { MailParser, type MailParserOptions } from 'mailparser';
 import { charsetName, hasRelabelledParameter, withKnownParameterCharsets } from './charset-labels';
+import { type BoundarySplitter, withEnclosingDelimiters } from './enclosing-delimiters';
 import { decodeFlowed } from './flowed-text';
 import { decodeWordsSafely } from './message-headers';
-import { type CompareBoundary, withTransportPadding } from './transport-padding';
+import { hasLiteralSection, withLiteralSectionsEncoded } from './parameter-sections';
+import { withTransportPadding } from './transport-padding';
 import { isUuencodeLabel, UudecodeStream } from './uudecode';
 
 // What is used of mailparser's internals (3.9.31, pinned): it has no option to leave flowed text
 // alone nor a table of charset aliases to add to. createNode(part) makes its tree node for each
 // part mailsplit reads, before the part's body is decoded (by the stream the part's getDecoder()
 // gives for its `encoding`, then flowed, then from `charset`) and before the part's `filename`
-// is read; getTextContent() joins the decoded `textContent` of the tree's text parts into `text`.
-// Its `splitter` (mailsplit) tests each line that may be a delimiter with compareBoundary().
+// is read, and whose `isAttachment` says whether the part is given as an attachment or as text;
+// getTextContent() joins the decoded `textContent` of the tree's text parts into `text`.
+// Its `splitter` (mailsplit) tests each line that may be a delimiter with checkBoundary(), which
+// compares it with boundaries by compareBoundary().
 /** A part as mailsplit reads it: flowed and delSp come from its Content-Type. */
 interface SplitPart {
   flowed: boolean;
@@ -30,12 +34,16 @@ interface PartNode {
   charset?: string;
   textContent?: string;
   children?: PartNode[];
+  /** The multipart it is in (mailparser's tree); undefined for the root. */
+  parent?: PartNode;
+  /** Whether mailparser gives it as an attachment rather than as text or HTML. */
+  isAttachment?: boolean;
   /** Set here for a flowed text/plain part: whether DelSp=yes. */
   flowedDelSp?: boolean;
 }
 interface MailParserInternals {
   tree: PartNode | false;
-  splitter: { compareBoundary: CompareBoundary };
+  splitter: BoundarySplitter;
   createNode(part: SplitPart): PartNode;
   getTextContent(): unknown;
 }
@@ -47,21 +55,28 @@ const InternalMailParser = MailParser as unknown as new (options?: MailParserOpt
  * format=flowed` part is decoded by decodeFlowed (RFC 3676, quote depth respected) after its
  * charset, instead of by mailsplit's decoder, which joins quoted lines across quote marks. Only
  * such parts cost anything more: a part with a filename pays a look at two of its headers.
- * Delimiter lines with transport padding are delimiters (see withTransportPadding), and a part
- * labelled `x-uuencode` is uudecoded (mailsplit passes what it does not know through as is).
+ * Delimiter lines with transport padding are delimiters (see withTransportPadding), so are those
+ * of any enclosing multipart (see withEnclosingDelimiters), a part labelled `x-uuencode` is
+ * uudecoded (mailsplit passes what it does not know through as is), an RFC 2231 filename with
+ * literal sections is read as RFC 2231 says (see parameter-sections), and a named text part
+ * after the first of its multipart is an attachment (see isNamedTextFile).
  */
 export class MimeParser extends InternalMailParser {
   constructor(options?: MailParserOptions) {
     super(options);
     const splitter = this.splitter;
     splitter.compareBoundary = withTransportPadding(splitter.compareBoundary.bind(splitter));
+    withEnclosingDelimiters(splitter);
   }
 
   override createNode(part: SplitPart): PartNode {
     if (isUuencodeLabel(part.encoding)) part.getDecoder = () => new UudecodeStream();
     const node = super.createNode(part);
     if (node.charset !== undefined) node.charset = charsetName(node.charset);
-    if (part.filename !== false) part.filename = relabelledFilename(part) ?? part.filename;
+    if (part.filename !== false) {
+      part.filename = relabelledFilename(part) ?? part.filename;
+      if (isNamedTextFile(node)) node.isAttachment = true;
+    }
     if (part.flowed && node.contentType === 'text/plain') {
       node.flowedDelSp = part.delSp;
       // Read by mailparser once this returns: false keeps its own flowed decoder out.
@@ -71,23 +86,56 @@ export class MimeParser extends InternalMailParser {
   }
 
   override getTextContent(): unknown {
+    const texts: string[] = [];
+    const htmls: string[] = [];
     const stack = this.tree === false ? [] : [this.tree];
     for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
       if (node.flowedDelSp !== undefined) {
         if (typeof node.textContent === 'string') node.textContent = decodeFlowed(node.textContent, node.flowedDelSp);
         node.flowedDelSp = undefined;
       }
-      if (node.children) stack.push(...node.children);
+      if (node.textContent && node.contentType === 'text/plain') texts.push(node.textContent);
+      if (node.textContent && node.contentType === 'text/html') htmls.push(node.textContent);
+      // In message order: the first child on top.
+      if (node.children) stack.push(...[...node.children].reverse());
     }
-    return super.getTextContent();
+    // mailparser also joins into `html` an HTML rendering of each text part outside an
+    // alternative, and into `text` a text rendering of each HTML part there: skipTextToHtml and
+    // skipHtmlToText make those '', but the separators stay (`<p>html</p><br/>\n` beside a
+    // mailing list's text footer). `html` and `text` are the parts as sent, joined as mailparser does.
+    const content = super.getTextContent() as { text?: string; html?: string };
+    if (htmls.length > 0) content.html = htmls.join('<br/>\n');
+    else delete content.html;
+    if (texts.length > 0) content.text = texts.join('\n');
+    return content;
   }
 }
 
-/** The part's filename read again when a charset label in it is one mailsplit decoded as UTF-8; undefined otherwise. */
+/**
+ * Whether a text/plain or text/html part that has a name (and is not an attachment already) is a
+ * file attached inline, as Apple Mail sends a .txt or .html file (`Content-Disposition: inline;
+ * filename=notes.txt`): such a part is not the message's text when it is not the first part of its
+ * multipart, nor one of an alternative's renderings of the text. mailparser made every inline text
+ * part text, so the file was joined into `text` and missing from the attachments; Gmail,
+ * Thunderbird and Python's email package (iter_attachments) list it as an attachment.
+ */
+function isNamedTextFile(node: PartNode): boolean {
+  const parent = node.parent;
+  if (node.isAttachment !== false || parent === undefined || (node.contentType !== 'text/plain' && node.contentType !== 'text/html')) return false;
+  return parent.contentType !== 'multipart/alternative' && parent.children?.[0] !== node;
+}
+
+/**
+ * The part's filename read again when a charset label in it is one mailsplit decoded as UTF-8,
+ * or when an RFC 2231 section of it is literal (see parameter-sections); undefined otherwise.
+ */
 function relabelledFilename(part: SplitPart): string | undefined {
   const disposition = part.headers.getFirst('content-disposition');
   const type = part.headers.getFirst('content-type');
-  if (!hasRelabelledParameter(disposition) && !hasRelabelledParameter(type)) return undefined;
-  const name = libmime.parseHeaderValue(withKnownParameterCharsets(disposition)).params.filename || libmime.parseHeaderValue(withKnownParameterCharsets(type)).params.name;
+  if (!rereads(disposition) && !rereads(type)) return undefined;
+  const read = (value: string) => libmime.parseHeaderValue(withLiteralSectionsEncoded(withKnownParameterCharsets(value))).params;
+  const name = read(disposition).filename || read(type).name;
   return name ? decodeWordsSafely(name) : undefined;
 }
+
+const rereads = (value: string) => hasRelabelledParameter(value) || hasLiteralSection(value);

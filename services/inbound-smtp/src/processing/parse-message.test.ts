@@ -28,4 +28,43 @@ describe('parseMessage', () => {
     expect(parsed.headers[0]).toEqual({ name: 'From', value: 'Ada <ada@example.com>' });
     expect(parsed.text).toBe('body\n');
   });
+
+  test('when a text file is attached inline with a name after the body (Apple Mail), then it is an attachment, not text', async () => {
+    const raw = Buffer.from(
+      'Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nNotes attached.\r\n' +
+        '--b\r\nContent-Disposition: inline; filename=notes.txt\r\nContent-Type: text/plain; name="notes.txt"\r\n\r\nline one\r\n' +
+        '--b\r\nContent-Type: text/html; name="page.html"\r\n\r\n<p>page</p>\r\n--b--\r\n',
+    );
+    const parsed = await parseMessage(raw);
+    expect(parsed.text).toBe('Notes attached.');
+    expect(parsed.html).toBeNull();
+    expect(parsed.attachments.map((a) => [a.filename, a.contentType, a.disposition, a.content.toString()])).toEqual([
+      ['notes.txt', 'text/plain', 'inline', 'line one'],
+      ['page.html', 'text/html', null, '<p>page</p>'],
+    ]);
+  });
+
+  test('when a named text part is the first of its multipart or an alternative, then it is still the text', async () => {
+    const raw = Buffer.from(
+      'Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain; name="body.txt"\r\n\r\nfirst\r\n' +
+        '--b\r\nContent-Type: multipart/alternative; boundary=c\r\n\r\n--c\r\nContent-Type: text/plain; name="alt.txt"\r\n\r\nplain\r\n' +
+        '--c\r\nContent-Type: text/html; name="alt.html"\r\n\r\n<p>html</p>\r\n--c--\r\n--b--\r\n',
+    );
+    const parsed = await parseMessage(raw);
+    expect(parsed.text).toBe('first\nplain');
+    expect(parsed.html).toBe('<p>html</p>');
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when a text part sits beside an alternative (a mailing list footer), then html is the HTML part as sent', async () => {
+    const raw = Buffer.from(
+      'Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: multipart/alternative; boundary=c\r\n\r\n' +
+        '--c\r\nContent-Type: text/plain\r\n\r\nnews\r\n--c\r\nContent-Type: text/html\r\n\r\n<p>news</p>\r\n--c--\r\n' +
+        '--b\r\nContent-Type: text/plain\r\nContent-Disposition: inline\r\n\r\nfooter\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>more</p>\r\n--b--\r\n',
+    );
+    const parsed = await parseMessage(raw);
+    expect(parsed.html).toBe('<p>news</p><br/>\n<p>more</p>');
+    expect(parsed.text).toBe('news\nfooter');
+  });
 });
+
