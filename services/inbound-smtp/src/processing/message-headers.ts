@@ -80,10 +80,19 @@ export function messageIdList(value: string | undefined): string[] {
   return value.split(/[\s,]+/).filter((part) => part !== '');
 }
 
-/** A Message-ID or In-Reply-To value as in the header: trimmed, null when empty. */
+// One bracketed id with only comments and white space around it (RFC 5322 §3.6.4: msg-id is
+// [CFWS] "<" id ">" [CFWS]); comments are not nested here, as no mailer writes them nested.
+const LONE_ID_IN_CFWS = /^\s*(?:\([^()]*\)\s*)*(<[^<>\s]*>)\s*(?:\([^()]*\)\s*)*$/;
+
+/**
+ * A Message-ID or In-Reply-To value as in the header: trimmed, null when empty, and a single
+ * bracketed id without the comments around it (`(c) <id@x> (c)` is `<id@x>`). Anything else
+ * (several ids in In-Reply-To, an id without brackets) stays as written.
+ */
 export function singleMessageId(value: string | undefined): string | null {
   const trimmed = value?.trim() ?? '';
-  return trimmed === '' ? null : trimmed;
+  if (trimmed === '') return null;
+  return LONE_ID_IN_CFWS.exec(trimmed)?.[1] ?? trimmed;
 }
 
 /** A message split at its header section: each header field's raw bytes (folding and line end included) and the body. */
