@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type { OutgoingAttachment, OutgoingEmail } from '../send-store';
-import { MessageSkeleton, type PersonalizeHtml, unstructuredHeaderText } from './build-skeleton';
+import { listIdText, MessageSkeleton, type PersonalizeHtml, unstructuredHeaderText } from './build-skeleton';
 
 // libmime (the decoder mailparser uses) comes with mailparser; no types of its own.
 const libmime = createRequire(require.resolve('mailparser'))('libmime') as { decodeWords(value: string): string };
@@ -211,6 +211,18 @@ describe('MessageSkeleton', () => {
 
     expect(raw).toMatch(/(^|\r\n)List-Unsubscribe: +<https:\/\/example\.test\/u>\r\n/);
     expect(raw).toContain('\r\nIn-Reply-To: <a=?b?q?c?=@example.test>\r\n');
+  });
+
+  it('when a List-Id has a non-ASCII phrase, then only the phrase is encoded and its <id> stays readable (RFC 2919)', async () => {
+    const headers = { 'List-Id': 'Acme — Neuigkeiten <news.acme.example>' };
+    const raw = (await MessageSkeleton.build(email({ html: null, headers }), [])).prefix.toString('latin1');
+    const line = /(?:^|\r\n)List-Id: ([^\r]*(?:\r\n[ \t][^\r]*)*)\r\n/i.exec(raw)?.[1]?.replace(/\r\n[ \t]/g, ' ');
+
+    // Before, the whole value was one encoded-word, the id inside it.
+    expect(line).toMatch(/^=\?UTF-8\?Q\?[^ ]*\?= <news\.acme\.example>$/);
+    expect(libmime.decodeWords(line ?? '')).toBe('Acme — Neuigkeiten <news.acme.example>');
+    expect(listIdText('Plain list <plain.example>')).toBe('Plain list <plain.example>');
+    expect(listIdText('<only.example>')).toBe('<only.example>');
   });
 
   it.each([

@@ -132,9 +132,27 @@ export function unstructuredHeaderText(value: string): string {
   return encodeWord(value, 'Q', 52);
 }
 
-/** The custom headers, each unstructured value as in {@link unstructuredHeaderText}. */
+/** The custom headers, each unstructured value as in {@link unstructuredHeaderText}, a List-Id as in {@link listIdText}. */
 function customHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, STRUCTURED_HEADERS.test(name) ? value : unstructuredHeaderText(value)]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [name, /^list-id$/i.test(name) ? listIdText(value) : STRUCTURED_HEADERS.test(name) ? value : unstructuredHeaderText(value)]),
+  );
+}
+
+// A List-Id value: an optional phrase, then the list's id in angle brackets (RFC 2919 §3).
+const LIST_ID = /^(.*?)\s*(<[^<>]*>)\s*$/s;
+
+/**
+ * A List-Id with a non-ASCII phrase (`Acme — Neuigkeiten <news.acme.example>`), its phrase as
+ * encoded-words and its `<id>` as written: nodemailer encodes a non-ASCII value whole, id
+ * included, so a filter reading the id (RFC 2919: Gmail's, Outlook's, procmail's) found none.
+ * An ASCII List-Id, or one without an id, is left as given.
+ */
+export function listIdText(value: string): string {
+  const match = LIST_ID.exec(value);
+  if (!match || !/[\u0080-\uffff]/.test(match[1] as string) || /[\u0080-\uffff]/.test(match[2] as string)) return value;
+  const phrase = (match[1] as string).trim();
+  return phrase === '' ? match[2] as string : `${encodeWord(phrase, 'Q', 52)} ${match[2]}`;
 }
 
 /**
