@@ -1,5 +1,6 @@
 import { classifyBounce, readReport } from '../src/feedback/read-report';
 import { enhancedFromBasic, findEnhancedCode, statusFromText } from '../src/feedback/status-codes';
+import { pickRecipient } from '../src/processing/apply-feedback';
 
 const VERP = 'bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.mailroom.test';
 
@@ -151,6 +152,30 @@ describe('readReport', () => {
       `From: fbl@isp.example\nContent-Type: multipart/report; report-type=feedback-report; boundary=f\n\n--f\nContent-Type: message/feedback-report\n\nFeedback-Type: abuse\nVersion: 1\nOriginal-Mail-From: <${VERP}>\n\n--f\nContent-Type: text/rfc822-headers\n\nSubject: [redacted]\n\n--f--\n`,
     );
     expect(await readReport(raw)).toMatchObject({ kind: 'arf', original: { returnPath: VERP } });
+  });
+
+  test('when an address field has another address-type than rfc822 (unknown, x400), then the type is not part of the address', async () => {
+    const report = await readReport(dsn('Original-Recipient: unknown; Alias@example.com\r\nFinal-Recipient: X400; /G=Ada/S=Lovelace/O=Corp/\r\nAction: failed\r\nStatus: 5.1.1'));
+    expect(report).toMatchObject({ kind: 'dsn', recipients: [{ originalRecipient: 'Alias@example.com', finalRecipient: '/G=Ada/S=Lovelace/O=Corp/' }] });
+  });
+
+  test('when the returned headers have a raw UTF-8 To (RFC 6532), then it is read as UTF-8', async () => {
+    const raw = dsn('Final-Recipient: utf-8; j\\x{F6}rg@b\\x{FC}ro.example\r\nAction: failed\r\nStatus: 5.1.1', '\r\nContent-Type: text/rfc822-headers\r\n\r\nTo: J\u00f6rg <j\u00f6rg@b\u00fcro.example>\r\nMessage-ID: <u8@acme.test>\r\n\r\n--b--');
+    const report = await readReport(raw);
+    expect(report).toMatchObject({ kind: 'dsn', recipients: [{ finalRecipient: 'j\u00f6rg@b\u00fcro.example' }], original: { to: 'J\u00f6rg <j\u00f6rg@b\u00fcro.example>' } });
+  });
+
+  test('when an ARF report has several Original-Rcpt-To (RFC 5965 §3.2), a redacted one first, then all are kept and the recipient is found among them', async () => {
+    const raw = Buffer.from(
+      `From: fbl@isp.example\nContent-Type: multipart/report; report-type=feedback-report; boundary=f\n\n--f\nContent-Type: message/feedback-report\n\nFeedback-Type: abuse\nVersion: 1\nOriginal-Rcpt-To: <redacted-5c1e7a@isp.example>\nOriginal-Rcpt-To: <reader@isp.example>\n\n--f\nContent-Type: text/rfc822-headers\n\nMessage-ID: <m2@acme.test>\nTo: undisclosed-recipients:;\n\n--f--\n`,
+    );
+    const report = await readReport(raw);
+    expect(report).toMatchObject({ kind: 'arf', originalRcptTo: 'redacted-5c1e7a@isp.example, reader@isp.example' });
+    const recipients = [
+      { id: 'rcp_1', address: 'other@isp.example' },
+      { id: 'rcp_2', address: 'reader@isp.example' },
+    ];
+    expect(report.kind === 'arf' && pickRecipient(recipients, report.originalRcptTo, report.original.to)).toEqual({ id: 'rcp_2', address: 'reader@isp.example' });
   });
 
   test('when a plain complaint keeps no identifier of the original, then it is unknown', async () => {

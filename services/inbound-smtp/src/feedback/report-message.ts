@@ -59,8 +59,21 @@ export function originalFromHeaders(entity: MimeEntity): OriginalRef {
   const returnPath = VERP.exec(header(entity, 'return-path') ?? '')?.[0] ?? findVerp(entity.headers.map((h) => h.value).join('\n'));
   if (returnPath) ref.returnPath = returnPath;
   const to = header(entity, 'to');
-  if (to) ref.to = decodeWords(to);
+  if (to) ref.to = decodeWords(utf8Header(to));
   return ref;
+}
+
+/**
+ * A header value's raw bytes (held one character per byte) read as UTF-8, as RFC 6532 allows in
+ * headers (an internationalized To of a returned original); bytes that are not UTF-8 stay as they are.
+ */
+function utf8Header(value: string): string {
+  if (!/[\x80-\xff]/.test(value)) return value;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(value, 'latin1'));
+  } catch {
+    return value;
+  }
 }
 
 /** A VERP return path anywhere in the text, if any. */

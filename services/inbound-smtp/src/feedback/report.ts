@@ -40,6 +40,7 @@ export type Report =
       feedbackType: FeedbackType;
       userAgent?: string;
       original: OriginalRef;
+      /** Original-Rcpt-To without brackets; several (RFC 5965 §3.2 allows it) joined with `, `. */
       originalRcptTo?: string;
       /** Original-Mail-From: the envelope sender, our VERP return path when it was not redacted. */
       originalMailFrom?: string;

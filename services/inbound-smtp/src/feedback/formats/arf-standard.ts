@@ -29,7 +29,10 @@ export const arfStandard: ReportFormat = {
     const userAgent = get('user-agent');
     const origin = `${userAgent ?? ''} ${message.from}`;
     const format = PROVIDERS.find((p) => p.pattern.test(origin))?.format ?? 'arf';
-    const originalRcptTo = rcptTo(get('original-rcpt-to') ?? get('removal-recipient'));
+    // Original-Rcpt-To may appear several times (RFC 5965 §3.2), e.g. a redacted one beside a
+    // plain one: all of them are kept, so the recipient can be found among any.
+    const rcptTos = fields.filter((f) => f.name === 'original-rcpt-to').map((f) => rcptTo(f.value));
+    const originalRcptTo = rcptTos.filter(Boolean).join(', ') || rcptTo(get('removal-recipient'));
     const originalMailFrom = rcptTo(get('original-mail-from'));
     const original = findOriginal(message);
     // A redacted original can lose its Return-Path; the envelope sender field often keeps the VERP.

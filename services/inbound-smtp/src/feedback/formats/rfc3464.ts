@@ -49,9 +49,14 @@ function stripType(value: string): string {
   return value.replace(/^\s*[\w-]+\s*;\s*/, '').trim();
 }
 
-/** RFC 6533 `\x{HH}` escapes and RFC 3461 xtext `+HH` in an address. */
+/** An address-type (RFC 3464 §2.3.1–2): any atom, not only rfc822 and utf-8 (`unknown;`, `x400;`, …). */
+const ADDRESS_TYPE = /^\s*[A-Za-z0-9][\w.+-]*\s*;/;
+
+/** The address of a `type; address` field, with RFC 6533 `\x{HH}` escapes and RFC 3461 xtext `+HH` undone. */
 function decodeAddress(value: string, xtext: boolean): string {
-  let out = value.replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
+  let out = value
+    .replace(ADDRESS_TYPE, '')
+    .replace(/\\x\{([0-9A-Fa-f]{1,6})\}/g, (_, hex: string) => String.fromCodePoint(Number.parseInt(hex, 16)));
   if (xtext) out = out.replace(/\+([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
   return bareAddress(out);
 }
