@@ -132,6 +132,12 @@ describe('readReport', () => {
     expect(report.kind).toBe('dsn');
   });
 
+  test('when a vacation reply writes its subject in raw UTF-8 (RFC 6532) with no Auto-Submitted, then it is an auto-reply as the encoded form is', async () => {
+    const raw = (subject: string) => Buffer.concat([Buffer.from('From: Zoé <zoe@client.example>\nSubject: '), Buffer.from(subject, 'utf8'), Buffer.from('\n\nJe suis absente.\n')]);
+    expect((await readReport(raw('=?utf-8?q?R=C3=A9ponse_automatique?= : Bonjour'))).kind).toBe('auto-reply');
+    expect((await readReport(raw('Réponse automatique : Bonjour'))).kind).toBe('auto-reply');
+  });
+
   test('when an unreadable bounce carries Auto-Submitted: auto-replied, then it stays unknown rather than an auto-reply', async () => {
     const raw = Buffer.from('From: MAILER-DAEMON@x.example\nSubject: Undeliverable\nAuto-Submitted: auto-replied\n\nIt did not work.\n');
     expect((await readReport(raw)).kind).toBe('unknown');

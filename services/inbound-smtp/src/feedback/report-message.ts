@@ -22,8 +22,8 @@ export function readMessage(raw: Buffer): ReportMessage {
   const root = parseEntity(raw.subarray(0, MAX_SCAN_BYTES).toString('latin1'));
   return {
     root,
-    subject: decodeWords(header(root, 'subject') ?? ''),
-    from: decodeWords(header(root, 'from') ?? ''),
+    subject: decodeWords(utf8Header(header(root, 'subject') ?? '')),
+    from: decodeWords(utf8Header(header(root, 'from') ?? '')),
     text: readableText(root),
   };
 }
