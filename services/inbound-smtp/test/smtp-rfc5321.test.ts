@@ -60,9 +60,9 @@ describe('the MX reading commands and addresses as RFC 5321 writes them', () => 
     expect(rows.map((r) => [r.mail_from, r.rcpt_to])).toEqual([['"a@b"@example.test', ['"a@b"@wild.acme.test', '"x y"@wild.acme.test', '"a\\"b c"@wild.acme.test']]]);
   });
 
-  test('when a client uses a command RFC 5321 defines that the MX does not implement (EXPN, TURN, SEND, SOML, SAML, BDAT, ETRN, ATRN), then 502 5.5.1 (§4.2.4); an unknown command or a sendmail joke is 500 5.5.2', async () => {
+  test('when a client uses a command RFC 5321 defines that the MX does not implement (EXPN, TURN, SEND, SOML, SAML, ETRN, ATRN), then 502 5.5.1 (§4.2.4); an unknown command or a sendmail joke is 500 5.5.2', async () => {
     const smtp = await session(t.mx.port);
-    for (const command of ['EXPN staff', 'expn staff', 'TURN', 'SEND FROM:<ann@example.test>', 'SOML FROM:<ann@example.test>', 'SAML FROM:<ann@example.test>', 'BDAT 10 LAST', 'ETRN acme.test', 'ATRN acme.test']) {
+    for (const command of ['EXPN staff', 'expn staff', 'TURN', 'SEND FROM:<ann@example.test>', 'SOML FROM:<ann@example.test>', 'SAML FROM:<ann@example.test>', 'ETRN acme.test', 'ATRN acme.test']) {
       expect([command, await smtp.command(command)]).toEqual([command, expect.stringMatching(/^502 5\.5\.1 [A-Z]+ not implemented\.$/)]);
     }
     for (const command of ['XYZZY', 'WIZ secret', 'SHELL', 'KILL']) {
@@ -71,6 +71,35 @@ describe('the MX reading commands and addresses as RFC 5321 writes them', () => 
     // The connection is still usable for mail.
     expect(await smtp.command('MAIL FROM:<ann@example.test>')).toMatch(/^250 2\.1\.0 /);
     smtp.end();
+  });
+
+  test('when a client sends BDAT though CHUNKING is not offered, then 502 5.5.1 and the connection closes: the chunk after it is never read as commands (RFC 3030)', async () => {
+    const smtp = await session(t.mx.port);
+    expectCode(await smtp.command('MAIL FROM:<ann@example.test>'), 250);
+    expectCode(await smtp.command('RCPT TO:<support@acme.test>'), 250);
+    const chunk = 'MAIL FROM:<evil@example.test>\r\nRCPT TO:<support@acme.test>\r\nDATA\r\nSubject: smuggled\r\n\r\nHi.\r\n.\r\n';
+    smtp.write(`BDAT ${Buffer.byteLength(chunk)} LAST\r\n${chunk}`);
+    expect(await smtp.reply()).toMatch(/^502 5\.5\.1 BDAT not implemented/);
+    expect(await smtp.reply()).toBe('');
+    expect(await smtp.closedByServer()).toBe(true);
+    expect(await storedRows(t.pool)).toHaveLength(0);
+  });
+
+  test('when DATA or RSET carries an argument, then 501 5.5.4 (RFC 5321 §4.1.1.4, §4.1.1.5): DATA does not begin and RSET does not reset; trailing white space after a command is tolerated (§4.1.1)', async () => {
+    const smtp = await session(t.mx.port);
+    expect(await smtp.command('MAIL FROM:<ann@example.test>')).toMatch(/^250 /);
+    expect(await smtp.command('RSET now')).toMatch(/^501 5\.5\.4 /);
+    // The transaction is still open.
+    expect(await smtp.command('RCPT TO:<support@acme.test>')).toMatch(/^250 /);
+    expect(await smtp.command('DATA now')).toMatch(/^501 5\.5\.4 /);
+    // Not in DATA: the next line is a command.
+    expect(await smtp.command('NOOP\t')).toMatch(/^250 2\.0\.0 /);
+    expect(await smtp.command('DATA \t')).toMatch(/^354 /);
+    expect(await smtp.command('Subject: trailing\r\n\r\nHello.\r\n.')).toMatch(/^250 2\.6\.0 /);
+    expect(await smtp.command('RSET\t')).toMatch(/^250 2\.0\.0 /);
+    expect(await smtp.command('QUIT\t')).toMatch(/^221 /);
+    smtp.end();
+    expect(await storedRows(t.pool)).toHaveLength(1);
   });
 
   test('when MAIL FROM or RCPT TO holds bytes that are not UTF-8, then 501 and nothing is stored; a 555 names a non-ASCII parameter in ASCII only', async () => {

@@ -32,15 +32,32 @@ const NOT_IMPLEMENTED: ReadonlySet<string> = new Set(['EXPN', 'TURN', 'SEND', 'S
 
 const notImplemented: CommandHandler = function (this: SMTPConnection, command, callback) {
   const name = command.toString().trim().split(/\s+/, 1)[0]?.toUpperCase() ?? '';
-  this.send(502, `5.5.1 ${name} not implemented.`);
+  if (name === 'BDAT') {
+    // RFC 3030: a chunk of the size BDAT names follows its line at once. Read as command
+    // lines, its bytes would run (a message smuggling transactions of its own), so the
+    // connection ends here, as Postfix's does when CHUNKING is off.
+    this.send(502, '5.5.1 BDAT not implemented (CHUNKING is not offered); closing connection.');
+    this.close();
+  } else {
+    this.send(502, `5.5.1 ${name} not implemented.`);
+  }
   callback();
 };
+
+// SP and HTAB at the end of a command line.
+const TRAILING_WHITE_SPACE = /[ \t]+$/;
+
+/** Whether a command line (trailing white space removed) has anything after its verb. */
+function hasParameters(command: Buffer): boolean {
+  return /^\S+\s+\S/.test(command.toString());
+}
 
 /**
  * smtp-server's connection, with what RFC 5321 and 6531 ask of an MX that the library does not
  * do: quoted local parts with spaces (`"john doe"@x`), 501 for an address of bytes that are not
- * UTF-8, 502 for commands known but not implemented, a VRFY reply that claims nothing, and
- * handler errors whose text carries its own enhanced status code.
+ * UTF-8, 502 for commands known but not implemented (and the end of the connection after BDAT),
+ * 501 for DATA or RSET with parameters, trailing white space tolerated after a command, a VRFY
+ * reply that claims nothing, and handler errors whose text carries its own enhanced status code.
  */
 class MxConnection extends SMTPConnection {
   /** A reply text that begins with an enhanced code is written as it is, without the library's default for the basic code. */
@@ -60,6 +77,43 @@ class MxConnection extends SMTPConnection {
       return;
     }
     this.send(252, '2.0.0 Cannot VRFY the address; send mail to it and the MX will decide.');
+    callback();
+  }
+
+  /**
+   * RFC 5321 §4.1.1: "SMTP receivers SHOULD tolerate trailing white space before the
+   * terminating <CRLF>"; the library finds the verb by splitting at spaces only, so `RSET<TAB>`
+   * was an unrecognized command.
+   */
+  override _onCommand(command: Buffer, callback?: () => void): void {
+    // Almost every line ends otherwise: one byte looked at, no copy.
+    const last = command[command.length - 1];
+    if (last !== 0x20 && last !== 0x09) {
+      super._onCommand(command, callback);
+      return;
+    }
+    const line = command.toString('latin1');
+    const trimmed = line.replace(TRAILING_WHITE_SPACE, '');
+    super._onCommand(trimmed.length === line.length ? command : Buffer.from(trimmed, 'latin1'), callback);
+  }
+
+  /** RFC 5321 §4.1.1.4: `DATA` CRLF takes no parameters (501); the library went into DATA anyway. */
+  override handler_DATA(command: Buffer, callback: () => void): void {
+    if (!hasParameters(command)) {
+      super.handler_DATA(command, callback);
+      return;
+    }
+    this.send(501, '5.5.4 Syntax: DATA takes no parameters.');
+    callback();
+  }
+
+  /** RFC 5321 §4.1.1.5: `RSET` CRLF takes no parameters (501, and the transaction stays). */
+  override handler_RSET(command: Buffer, callback: () => void): void {
+    if (!hasParameters(command)) {
+      super.handler_RSET(command, callback);
+      return;
+    }
+    this.send(501, '5.5.4 Syntax: RSET takes no parameters.');
     callback();
   }
 
