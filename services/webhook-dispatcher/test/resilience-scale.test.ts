@@ -130,11 +130,20 @@ describe('the dispatcher at scale', () => {
 
   test('when more endpoints are busy than a dispatcher may post to at once, then no claimed delivery waits past its lease, and none is posted by both dispatchers', async () => {
     // 300 posts per endpoint: each claims 600 ahead (two rounds), where the process posts 256 at once.
-    const config = loadConfig({ ...baseEnv, LOG_LEVEL: 'silent', QUEUE_PREFIX: `${baseEnv.QUEUE_PREFIX}-slots`, WEBHOOK_CONCURRENCY_PER_ENDPOINT: '300' });
+    // A 2 s timeout (so a 9 s lease) leaves the 0.6 s posts 1.4 s of event-loop lag before one
+    // times out: both dispatchers and the receivers share this process, and a CI run's load once
+    // pushed 1 s posts past it, five times, so deliveries failed for good and never all succeeded.
+    const config = loadConfig({
+      ...baseEnv,
+      LOG_LEVEL: 'silent',
+      QUEUE_PREFIX: `${baseEnv.QUEUE_PREFIX}-slots`,
+      WEBHOOK_CONCURRENCY_PER_ENDPOINT: '300',
+      WEBHOOK_TIMEOUT_SECONDS: '2',
+    });
     const eventQueue = new EventQueue(redis, config.queuePrefix);
     const projectId = await createProject(pool);
     const rs = [await receiver(), await receiver(), await receiver(), await receiver()];
-    // Each post takes 0.6 s of the 1 s timeout: 256 posts at once make about 430 a second.
+    // Each post takes 0.6 s of the 2 s timeout: 256 posts at once make about 430 a second.
     for (const r of rs) r.delayMs = 600;
     const endpoints: { id: string; tag: string; receiver: Receiver }[] = [];
     for (let n = 0; n < 10; n++) {
@@ -146,7 +155,7 @@ describe('the dispatcher at scale', () => {
     const dispatchers = [await startDispatcher(config), await startDispatcher(config)];
     let expiredSeen = 0;
     try {
-      // 8,000 deliveries: claimed 6,000 to a process, they would wait some 14 s for a slot, past the 7 s lease.
+      // 8,000 deliveries: claimed 6,000 to a process, they would wait some 14 s for a slot, past the 9 s lease.
       for (let b = 0; b < 2; b++) await appendTestEvents(pool, projectId, Array.from({ length: 400 }, () => ({ type: 'email.sent' })));
       await eventQueue.notify();
       await until(
