@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { corpusMessages, type ProcessingRig, readReceived, type StoredReceived, startProcessingRig } from './processing-support';
+import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from './support/allowed-disagreements';
 
 /**
  * Every corpus message, parsed by the processing (stored, then read back as GET
@@ -43,12 +44,6 @@ interface Extracted {
 /** What parse-email.py prints for a message: a message/* attachment also `regenerated`, its bytes as Python writes them again (base64). */
 type PythonResult = (Omit<Extracted, 'attachments'> & { attachments: (Attachment & { regenerated?: string })[]; charsetErrors: string[] }) | { error: string };
 
-/** A field the two parsers disagree on, after normalisation. */
-interface Difference {
-  field: string;
-  ours: unknown;
-  python: unknown;
-}
 
 const OCTET_STREAM = 'declared application/octet-stream: mailparser reports the type of the name’s extension (what Gmail and Thunderbird open it as), Python the declared one';
 const NAME_COMMENT = '`address (Name)`: we take the comment as the name (README; Thunderbird shows it so), Python drops comments';
@@ -60,7 +55,7 @@ const SPACED_ENCODING = 'a Content-Transfer-Encoding with whitespace or a commen
  * Gmail and Apple Mail show, where Python is wrong or both readings are defensible. Each listed
  * field must still be a disagreement: an entry that stops being one fails the test.
  */
-const ALLOWED: { message: string; fields: string[]; reason: string }[] = [
+const ALLOWED: AllowedDisagreement[] = [
   { message: 'corpus/10-rfc2231-continuations', fields: ['attachments[0].contentType'], reason: OCTET_STREAM },
   { message: 'corpus/13-no-body', fields: ['text'], reason: 'an empty body: Python’s implicit text/plain part is "", ours null (README: null when there is no text); nothing to show either way' },
   { message: 'corpus/14-headers-only', fields: ['text'], reason: 'no body at all: Python’s implicit text/plain part is "", ours null (README)' },
@@ -277,14 +272,10 @@ describe('parsing, compared with Python’s email package', () => {
     expect(MESSAGES.filter(([key]) => key.startsWith('parse-corpus-differential/')).length).toBeGreaterThanOrEqual(15);
   });
 
-  test.each(MESSAGES.map(([key]) => key))('when %s is parsed by both, then they agree field by field but for the allowed disagreements', (message) => {
-    const allowed = ALLOWED.find((a) => a.message === message)?.fields ?? [];
-    expect(found.get(message)?.filter((d) => !allowed.includes(d.field))).toEqual([]);
-  });
-
-  test('every allowed disagreement is still one, and names a corpus message', () => {
-    const stale = ALLOWED.flatMap((a) => a.fields.filter((f) => !(found.get(a.message) ?? []).some((d) => d.field === f)).map((field) => `${a.message} ${field}`));
-    expect(stale).toEqual([]);
-    expect(new Set(ALLOWED.map((a) => a.message)).size).toBe(ALLOWED.length);
-  });
+  testAllowedDisagreements(
+    MESSAGES.map(([key]) => key),
+    ALLOWED,
+    found,
+    'parsed',
+  );
 });
