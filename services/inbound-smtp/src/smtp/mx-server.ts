@@ -99,22 +99,20 @@ class MxConnection extends SMTPConnection {
 
   /** RFC 5321 §4.1.1.4: `DATA` CRLF takes no parameters (501); the library went into DATA anyway. */
   override handler_DATA(command: Buffer, callback: () => void): void {
-    if (!hasParameters(command)) {
-      super.handler_DATA(command, callback);
-      return;
-    }
-    this.send(501, '5.5.4 Syntax: DATA takes no parameters.');
-    callback();
+    if (!this.refusedParameters(command, 'DATA', callback)) super.handler_DATA(command, callback);
   }
 
   /** RFC 5321 §4.1.1.5: `RSET` CRLF takes no parameters (501, and the transaction stays). */
   override handler_RSET(command: Buffer, callback: () => void): void {
-    if (!hasParameters(command)) {
-      super.handler_RSET(command, callback);
-      return;
-    }
-    this.send(501, '5.5.4 Syntax: RSET takes no parameters.');
+    if (!this.refusedParameters(command, 'RSET', callback)) super.handler_RSET(command, callback);
+  }
+
+  /** Answers 501 to a command that takes no parameters but was given some; false when it was given none. */
+  private refusedParameters(command: Buffer, verb: string, callback: () => void): boolean {
+    if (!hasParameters(command)) return false;
+    this.send(501, `5.5.4 Syntax: ${verb} takes no parameters.`);
     callback();
+    return true;
   }
 
   override _getHandler(command: string): CommandHandler | undefined {
