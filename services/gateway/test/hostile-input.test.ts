@@ -20,7 +20,9 @@ describe('hostile request bodies', () => {
   let t: TestGateway;
   let api: ApiClient;
   beforeAll(async () => {
-    t = await startGatewayWithTimeouts('hostile', TIMEOUTS);
+    // The production deadlines: a body read under a CI run's load must not race a short one
+    // (a gzip bomb's 413 once came out 408). The slow-client items start their own, short ones.
+    t = await startGatewayWithTimeouts('hostile', {});
     const owner = await signUp(t.api);
     api = t.api.as({ token: (await createKey(owner.as)).token });
   });
@@ -199,7 +201,13 @@ describe('hostile request bodies', () => {
   });
 
   describe('items 4 and 5: framing and slow clients', () => {
-    const host = () => new URL(t.gateway.url).host;
+    // Deadlines short enough that waiting for them keeps the tests quick.
+    let slow: TestGateway;
+    beforeAll(async () => {
+      slow = await startGatewayWithTimeouts('hostileslow', TIMEOUTS);
+    });
+    afterAll(() => slow.close());
+    const host = () => new URL(slow.gateway.url).host;
     const expectRawContractError = (res: Awaited<ReturnType<typeof rawRequest>>, name: string, statusCode: number) => {
       expect(res.status).toBe(statusCode);
       expect(res.headers['content-type']).toContain('application/json');
@@ -208,7 +216,7 @@ describe('hostile request bodies', () => {
     };
 
     test('when a header is over 16 KB, then 431 headers_too_large as JSON', async () => {
-      const res = await rawRequest(t.gateway.url, [`GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+      const res = await rawRequest(slow.gateway.url, [`GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
       expectRawContractError(res, 'headers_too_large', 431);
     });
 
@@ -217,25 +225,25 @@ describe('hostile request bodies', () => {
       ['a malformed request line', 'GET /healthz HTTP/9 nonsense\r\n\r\n'],
       ['a malformed chunk size', 'POST /auth/login HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
     ])('when a request has %s, then 400 invalid_json as JSON', async (_, raw) => {
-      expectRawContractError(await rawRequest(t.gateway.url, [raw]), 'invalid_json', 400);
+      expectRawContractError(await rawRequest(slow.gateway.url, [raw]), 'invalid_json', 400);
     });
 
     test('when a body never finishes (chunked without the last chunk), then 408 request_timeout as JSON and the connection closes', async () => {
-      const res = await rawRequest(t.gateway.url, [`POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"\r\n`]);
+      const res = await rawRequest(slow.gateway.url, [`POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{"\r\n`]);
       expectRawContractError(res, 'request_timeout', 408);
       expect(res.closed).toBe(true);
       expect(res.closedAfterMs).toBeLessThan(3_000);
     });
 
     test('when a body is shorter than its Content-Length, then 408 request_timeout as JSON', async () => {
-      const res = await rawRequest(t.gateway.url, [`POST /auth/signup HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":`]);
+      const res = await rawRequest(slow.gateway.url, [`POST /auth/signup HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":`]);
       expectRawContractError(res, 'request_timeout', 408);
       expect(res.closedAfterMs).toBeLessThan(3_000);
     });
 
     test('when a body keeps trickling past its deadline, then 408 all the same', async () => {
       const head = `POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
-      const res = await rawRequest(t.gateway.url, [head, ...Array.from({ length: 12 }, () => '1\r\n \r\n')], { pauseMs: 150 });
+      const res = await rawRequest(slow.gateway.url, [head, ...Array.from({ length: 12 }, () => '1\r\n \r\n')], { pauseMs: 150 });
       expectRawContractError(res, 'request_timeout', 408);
       expect(res.closedAfterMs).toBeLessThan(1_500);
     });
@@ -243,12 +251,12 @@ describe('hostile request bodies', () => {
     test('when a body arrives in pieces within its deadline, then it is read as usual', async () => {
       const body = JSON.stringify({ email: 'nobody@example.test', password: 'not the password' });
       const head = `POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
-      const res = await rawRequest(t.gateway.url, [head, body.slice(0, 10), body.slice(10, 30), body.slice(30)], { pauseMs: 50 });
+      const res = await rawRequest(slow.gateway.url, [head, body.slice(0, 10), body.slice(10, 30), body.slice(30)], { pauseMs: 50 });
       expectRawContractError(res, 'invalid_credentials', 401);
     });
 
     test('when the headers never finish, then the connection is answered 408 and closed within seconds', async () => {
-      const res = await rawRequest(t.gateway.url, [`POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nX-Slow: 1\r\n`, 'X-Slower: 2\r\n'], { pauseMs: 300 });
+      const res = await rawRequest(slow.gateway.url, [`POST /auth/login HTTP/1.1\r\nHost: ${host()}\r\nX-Slow: 1\r\n`, 'X-Slower: 2\r\n'], { pauseMs: 300 });
       expectRawContractError(res, 'request_timeout', 408);
       expect(res.closed).toBe(true);
       expect(res.closedAfterMs).toBeLessThan(3_000);
@@ -256,7 +264,7 @@ describe('hostile request bodies', () => {
 
     test('when a client trickles headers a byte at a time, then it cannot stretch the deadline', async () => {
       const request = `GET /healthz HTTP/1.1\r\nHost: ${host()}\r\nX-Trickle: ${'a'.repeat(40)}\r\n\r\n`;
-      const res = await rawRequest(t.gateway.url, [...request], { pauseMs: 50, waitMs: 6_000 });
+      const res = await rawRequest(slow.gateway.url, [...request], { pauseMs: 50, waitMs: 6_000 });
       expect(res.closed).toBe(true);
       expect(res.closedAfterMs).toBeLessThan(3_500);
       expect(res.status).toBe(408);
