@@ -1,4 +1,6 @@
 import { type DNSResolver, authenticate as mailauth } from 'mailauth';
+import { dkimResult, type MailauthSignature } from './dkim-result';
+import { alignedDmarcResult, dkimAligned, dmarcFromDomain, type MailauthDmarc } from './dmarc-alignment';
 import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
 import { fieldLines, fieldName, splitHeaderFields } from './message-headers';
 import { unreadableSignatures } from './unreadable-signatures';
@@ -77,21 +79,30 @@ type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
 
 function toVerdicts(result: MailauthResult): AuthenticationVerdicts {
   const spf = result.spf || null;
-  const dmarc = result.dmarc || null;
+  const dmarc = (result.dmarc || null) as MailauthDmarc | null;
   const arc = result.arc || null;
-  return {
-    spf: { result: normalize(spf ? spf.status.result : 'none'), domain: spf ? spf.domain || null : null },
-    // An unsigned message yields one "none" result naming no domain: that is an empty list here.
-    dkim: (result.dkim?.results ?? []).filter((signature) => signature.signingDomain).map((signature) => ({
-      result: normalize(signature.status.result),
+  // An unsigned message yields one "none" result naming no domain: that is an empty list here.
+  const signatures = (result.dkim?.results ?? [])
+    .filter((signature) => signature.signingDomain)
+    .map((signature) => ({
+      result: normalize(dkimResult(signature as unknown as MailauthSignature)),
       domain: signature.signingDomain || null,
       selector: signature.selector || null,
       aligned: Boolean(signature.status.aligned),
-    })),
+    }));
+  const fromDomain = dmarcFromDomain(dmarc, result.dkim?.headerFrom);
+  // The identifiers mailauth gave its DMARC check (mailauth.js), less the passes dkimResult withdrew.
+  const identifiers = {
+    spfDomain: spf && spf.status.result === 'pass' ? spf.domain || null : null,
+    dkim: signatures.filter((s) => s.result === 'pass' && s.domain).map((s) => ({ domain: s.domain as string, relaxedAligned: s.aligned })),
+  };
+  return {
+    spf: { result: normalize(spf ? spf.status.result : 'none'), domain: spf ? spf.domain || null : null },
+    dkim: signatures.map((s) => ({ ...s, aligned: dkimAligned(dmarc, fromDomain, s.domain, s.aligned) })),
     dmarc: {
-      result: normalize(dmarc ? dmarc.status.result : 'none'),
+      result: normalize(dmarc ? alignedDmarcResult(dmarc, fromDomain, identifiers) : 'none'),
       policy: dmarc ? dmarc.policy || null : null,
-      domain: dmarc ? dmarc.domain || null : null,
+      domain: dmarc ? fromDomain : null,
     },
     arc: { result: normalize(arc ? arc.status.result : 'none') },
   };
