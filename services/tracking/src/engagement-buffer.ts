@@ -13,12 +13,13 @@ export interface EngagementBufferOptions {
   flushIntervalMs?: number;
   /**
    * A write starts as soon as this many hits wait (default 2,000), without waiting for the timer,
-   * and takes every hit waiting up to `maxBatch`: while the writer keeps up, batches stay about
-   * this size; under a heavier load they grow, so it keeps up. A batch's transaction costs the
-   * same nine statements whatever its size, so 2,000-event batches cost less per event than
-   * 500-event ones (alternated on one connection: PostgreSQL 11-14 µs per open against 14-16,
-   * this process 5-6 against 8-8.5; clicks 13-15 against 16-19 and 9 against 12-14), and from
-   * 1,000 to 5,000 events the cost per event no longer moves.
+   * and takes every hit waiting up to `maxBatch`; then the writer goes on with what arrived
+   * during that write, however few, until nothing waits. Under a steady load the batches after
+   * the first are therefore what one write's duration brings (300-1,000 hits at 20,000 a second),
+   * and grow when the writer falls behind, so it keeps up. Measured on one connection, a 2,000-
+   * event batch costs less per event than a 500-event one (PostgreSQL 11-14 µs per open against
+   * 14-16, this process 5-6 against 8-8.5), but holding every batch to 2,000 under the bench's
+   * load changed neither the rate nor the CPU per answer (docs/benchmarks.md, session 30).
    */
   writeAt?: number;
   /** The largest batch one write takes (default 5,000). */
