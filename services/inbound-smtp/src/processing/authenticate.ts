@@ -1,5 +1,8 @@
 import { type DNSResolver, authenticate as mailauth } from 'mailauth';
+import { authorDomainsDmarc } from './author-domains-dmarc';
+import { type VerifiedSignature, withWhitespaceBeforeB } from './b-tag-whitespace';
 import { dkimResult, type MailauthSignature } from './dkim-result';
+import { signatureFieldsByB, signatureTags } from './dkim-signature-tags';
 import { alignedDmarcResult, dkimAligned, dmarcFromDomain, type MailauthDmarc } from './dmarc-alignment';
 import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
 import { fieldLines, fieldName, splitHeaderFields } from './message-headers';
@@ -66,7 +69,7 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
     resolver: resolver as DNSResolver,
     disableBimi: true,
   })
-    .then((result) => withUnreadableSignatures(toVerdicts(result), view))
+    .then(async (result) => withUnreadableSignatures(await toVerdicts(result, view, resolver as DNSResolver), view))
     .catch(() => temperrorVerdicts());
   try {
     return await Promise.race([work, giveUp]);
@@ -77,35 +80,48 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
 
 type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
 
-function toVerdicts(result: MailauthResult): AuthenticationVerdicts {
+async function toVerdicts(result: MailauthResult, view: Buffer, resolver: DNSResolver): Promise<AuthenticationVerdicts> {
   const spf = result.spf || null;
   const dmarc = (result.dmarc || null) as MailauthDmarc | null;
   const arc = result.arc || null;
+  const fields = signatureFieldsByB(view);
   // An unsigned message yields one "none" result naming no domain: that is an empty list here.
   const signatures = (result.dkim?.results ?? [])
     .filter((signature) => signature.signingDomain)
-    .map((signature) => ({
-      result: normalize(dkimResult(signature as unknown as MailauthSignature)),
-      domain: signature.signingDomain || null,
-      selector: signature.selector || null,
-      aligned: Boolean(signature.status.aligned),
-    }));
+    .map((signature) => {
+      const field = fieldOf(fields, signature as unknown as VerifiedSignature);
+      const checked = withWhitespaceBeforeB(signature as unknown as VerifiedSignature, field);
+      return {
+        result: normalize(dkimResult(checked, field ? signatureTags(field) : undefined)),
+        domain: signature.signingDomain || null,
+        selector: signature.selector || null,
+        aligned: Boolean(signature.status.aligned),
+      };
+    });
   const fromDomain = dmarcFromDomain(dmarc, result.dkim?.headerFrom);
   // The identifiers mailauth gave its DMARC check (mailauth.js), less the passes dkimResult withdrew.
   const identifiers = {
     spfDomain: spf && spf.status.result === 'pass' ? spf.domain || null : null,
     dkim: signatures.filter((s) => s.result === 'pass' && s.domain).map((s) => ({ domain: s.domain as string, relaxedAligned: s.aligned })),
   };
+  const severalAuthors = await authorDomainsDmarc(result.dkim?.headerFrom ?? [], { spfDomain: identifiers.spfDomain, dkimDomains: identifiers.dkim.map((s) => s.domain) }, resolver);
   return {
     spf: { result: normalize(spf ? spf.status.result : 'none'), domain: spf ? spf.domain || null : null },
     dkim: signatures.map((s) => ({ ...s, aligned: dkimAligned(dmarc, fromDomain, s.domain, s.aligned) })),
-    dmarc: {
-      result: normalize(dmarc ? alignedDmarcResult(dmarc, fromDomain, identifiers) : 'none'),
-      policy: dmarc ? dmarc.policy || null : null,
-      domain: dmarc ? fromDomain : null,
-    },
+    dmarc: severalAuthors
+      ? { ...severalAuthors, result: normalize(severalAuthors.result) }
+      : {
+          result: normalize(dmarc ? alignedDmarcResult(dmarc, fromDomain, identifiers) : 'none'),
+          policy: dmarc ? dmarc.policy || null : null,
+          domain: dmarc ? fromDomain : null,
+        },
     arc: { result: normalize(arc ? arc.status.result : 'none') },
   };
+}
+
+/** The DKIM-Signature field a mailauth result is for, found by its b=. */
+function fieldOf(fields: ReadonlyMap<string, Buffer>, signature: MailauthSignature): Buffer | undefined {
+  return signature.signature ? fields.get(signature.signature.replace(/\s+/g, '')) : undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { signatureTags } from './dkim-signature-tags';
 import { fieldName, splitHeaderFields } from './message-headers';
 
 /** A DKIM-Signature mailauth did not verify because it could not read it. */
@@ -26,22 +27,9 @@ export function unreadableSignatures(view: Buffer, verified: number, max: number
   const signatures = fields.filter((field) => fieldName(field) === 'dkim-signature').slice(0, max);
   const missing = signatures.length - verified;
   if (missing <= 0) return [];
-  const skipped = signatures.map(readTags).filter((tags) => isSkipped(tags));
+  const skipped = signatures.map(signatureTags).filter((tags) => isSkipped(tags));
   if (skipped.length === missing) return skipped.map((tags) => ({ domain: tags.get('d') || null, selector: tags.get('s') || null }));
   return Array.from({ length: missing }, () => ({ domain: null, selector: null }));
-}
-
-/** `tag=value` pairs of a signature, names lower-cased, whitespace (FWS) removed. */
-function readTags(field: Buffer): Map<string, string> {
-  const value = field.toString('latin1').replace(/^[^:]*:/, '');
-  const tags = new Map<string, string>();
-  for (const pair of value.split(';')) {
-    const at = pair.indexOf('=');
-    if (at < 0) continue;
-    const name = pair.slice(0, at).replace(/\s+/g, '').toLowerCase();
-    if (name && !tags.has(name)) tags.set(name, pair.slice(at + 1).replace(/\s+/g, ''));
-  }
-  return tags;
 }
 
 function isSkipped(tags: Map<string, string>): boolean {

@@ -26,6 +26,10 @@ Requests (`message` is always the raw message, base64):
 - {"action": "sign", message, selector, domain, key, algorithm, canonicalize, headers, length}
   -> {"header": "DKIM-Signature: ...\\r\\n"}   (dkimpy; `key` a PKCS#1 PEM, or for ed25519 the
   base64 of the 32-byte seed)
+- {"action": "resign", message, key}
+  -> {"header": "DKIM-Signature: ...\\r\\n"}   (the message's topmost DKIM-Signature as it reads,
+  with b= made anew by dkimpy's own header hashing: for signatures dkimpy will not write, such as
+  edited tags, whitespace around `=`, an h= without From or an i= outside d=; rsa only)
 - {"action": "arc-seal", message, selector, domain, key, srv_id, headers}
   -> {"headers": ["ARC-Seal: ...", ...]}        (dkimpy's arc_sign; cv from the message's
   Authentication-Results by srv_id, as RFC 8617 section 5.1.1 has the sealer record it)
@@ -34,6 +38,7 @@ Requests (`message` is always the raw message, base64):
 import base64
 import json
 import logging
+import re
 import sys
 import traceback
 
@@ -42,6 +47,9 @@ import authheaders.dmarc_lookup
 import dkim
 import spf
 from authheaders.findpsl import location as PSL_LOCATION
+from dkim.canonicalization import CanonicalizationPolicy
+from dkim.crypto import HASH_ALGORITHMS, RSASSA_PKCS1_v1_5_sign, parse_pem_private_key
+from dkim.util import parse_tag_value
 from authres import SPFAuthenticationResult, DKIMAuthenticationResult
 from publicsuffix2 import PublicSuffixList
 
@@ -178,12 +186,29 @@ def check_spf(ip, mail_from, helo):
     return {'result': result, 'domain': domain}, sender
 
 
+class KeptMailFrom(SPFAuthenticationResult):
+    """An SPF result whose smtp_mailfrom keeps its first value. authheaders' dmarc_per_from replaces
+    it with its domain, then, for a From with several addresses, reads it again for the next one and
+    finds no `@` (IndexError in get_domain_part)."""
+
+    @property
+    def smtp_mailfrom(self):
+        return self.__dict__.get('_kept_mailfrom')
+
+    @smtp_mailfrom.setter
+    def smtp_mailfrom(self, value):
+        self.__dict__.setdefault('_kept_mailfrom', value)
+
+
 def check_dmarc(raw, zone, spf_verdict, sender, signatures):
     spf_result = SPFAuthenticationResult(result=spf_verdict['result'], smtp_mailfrom=sender or 'postmaster@invalid')
     attempts = [None] + [DKIMAuthenticationResult(result='pass', header_d=s['domain']) for s in signatures if s['result'] == 'pass']
+    if not any(name.lower() == b'from' for name, _ in dkim.rfc822_parse(raw)[0]):
+        # check_dmarc means `none` here but raises (it names from_domain before setting it).
+        return {'result': 'none', 'policy': None, 'domain': None}
     verdicts = []
     for dkim_result in attempts:
-        spf_copy = SPFAuthenticationResult(result=spf_result.result, smtp_mailfrom=spf_result.smtp_mailfrom)
+        spf_copy = KeptMailFrom(result=spf_result.result, smtp_mailfrom=spf_result.smtp_mailfrom)
         verdicts.append(authheaders.check_dmarc(raw, spf_copy, dkim_result, dnsfunc=zone.dmarc_txt))
     best = next((v for v in verdicts if v.result == 'pass'), verdicts[0])
     return {'result': best.result, 'policy': getattr(best, 'policy', None) or None, 'domain': best.header_from or None}
@@ -231,6 +256,22 @@ def sign(request):
     return {'header': signature.decode('ascii')}
 
 
+def resign(request):
+    raw = base64.b64decode(request['message'])
+    message = dkim.DKIM(raw)
+    name, value = next((n, v) for n, v in message.headers if n.lower() == b'dkim-signature')
+    sig = parse_tag_value(value)
+    policy = CanonicalizationPolicy.from_c_value(sig.get(b'c', b'simple/simple'))
+    include = [x.lower() for x in re.split(br'\s*:\s*', sig[b'h'].strip())]
+    hasher = HASH_ALGORITHMS[sig[b'a']]()
+    # What verification hashes (dkim.DomainSigner.verify_sig_process), b= emptied by dkim.RE_BTAG.
+    dkim.hash_headers(hasher, policy, policy.canonicalize_headers(message.headers), include, (name, value), sig)
+    b = base64.b64encode(bytes(RSASSA_PKCS1_v1_5_sign(hasher, parse_pem_private_key(request['key'].encode()))))
+    unterminated = value[:-2] if value.endswith(b'\r\n') else value
+    field = name + b':' + dkim.RE_BTAG.sub(lambda m: m.group(1) + b, unterminated, count=1) + b'\r\n'
+    return {'header': field.decode('ascii')}
+
+
 def arc_seal(request):
     raw = base64.b64decode(request['message'])
     logger, _ = quiet_logger()
@@ -246,7 +287,7 @@ def arc_seal(request):
     return {'headers': [h.decode('ascii') for h in headers]}
 
 
-ACTIONS = {'authenticate': authenticate, 'sign': sign, 'arc-seal': arc_seal}
+ACTIONS = {'authenticate': authenticate, 'sign': sign, 'resign': resign, 'arc-seal': arc_seal}
 
 
 def main():

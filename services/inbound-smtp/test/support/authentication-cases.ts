@@ -1,6 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
-import type { DnsZone } from '../../../../test/support/dns-server';
-import { dkimpyArcSeal, dkimpySign, type PythonSignRequest } from './authheaders';
+import { dkimpyArcSeal, dkimpyResign, dkimpySign, type PythonSignRequest } from './authheaders';
+import { FROM_IP, keys, LIST_IP, STRANGER_IP } from './authentication-zone';
 
 /** One message and the SMTP transaction it arrived in, judged by both implementations. */
 export interface AuthenticationCase {
@@ -12,105 +11,12 @@ export interface AuthenticationCase {
   mailFrom: string;
 }
 
-interface Key {
-  /** What dkimpy signs with: PKCS#1 PEM for RSA, the base64 32-byte seed for ed25519. */
-  signing: string;
-  /** The `p=` of its key record. */
-  publicKey: string;
-  algorithm: 'rsa-sha256' | 'ed25519-sha256';
-  k: 'rsa' | 'ed25519';
-}
-
-function rsaKey(bits: number): Key {
-  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: bits });
-  return {
-    signing: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(),
-    publicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
-    algorithm: 'rsa-sha256',
-    k: 'rsa',
-  };
-}
-
-function ed25519Key(): Key {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  // RFC 8463 §4: the key record holds the raw 32-byte public key; PKCS#8 and SPKI end with the raw keys.
-  const raw = (key: Buffer) => key.subarray(-32).toString('base64');
-  return { signing: raw(privateKey.export({ type: 'pkcs8', format: 'der' })), publicKey: raw(publicKey.export({ type: 'spki', format: 'der' })), algorithm: 'ed25519-sha256', k: 'ed25519' };
-}
-
-const keys = { r2048: rsaKey(2048), r1024: rsaKey(1024), ed: ed25519Key(), other: rsaKey(2048), arc: rsaKey(2048), arc2: rsaKey(2048) };
-
-/** A TXT record split into strings of at most 255 bytes (RFC 1035 §3.3.14). */
-const txt = (value: string): string[] => value.match(/.{1,255}/g) ?? [''];
-const keyRecord = (key: Key, extra = '') => txt(`v=DKIM1; k=${key.k};${extra} p=${key.publicKey}`);
-
-const FROM_IP = '192.0.2.10';
-const LIST_IP = '203.0.113.5';
-const STRANGER_IP = '198.51.100.7';
-
-/** Every name either side may ask about. Both sides are given exactly this zone. */
-export const zone: DnsZone = {
-  'sender.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`], MX: [{ preference: 10, exchange: 'mx.sender.test' }] },
-  'mx.sender.test': { A: ['192.0.2.11'] },
-  'mail.sender.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`], A: ['192.0.2.12'] },
-  '_dmarc.sender.test': { TXT: ['v=DMARC1; p=reject'] },
-  'r2048._domainkey.sender.test': { TXT: [keyRecord(keys.r2048)] },
-  'r1024._domainkey.sender.test': { TXT: [keyRecord(keys.r1024)] },
-  'ed._domainkey.sender.test': { TXT: [keyRecord(keys.ed)] },
-  'testing._domainkey.sender.test': { TXT: [keyRecord(keys.r2048, ' t=y;')] },
-  'sha256._domainkey.sender.test': { TXT: [keyRecord(keys.r2048, ' h=sha256;')] },
-  'sha1only._domainkey.sender.test': { TXT: [keyRecord(keys.r2048, ' h=sha1;')] },
-  'revoked._domainkey.sender.test': { TXT: ['v=DKIM1; k=rsa; p='] },
-  'other.test': { TXT: ['v=spf1 -all'] },
-  'o1._domainkey.other.test': { TXT: [keyRecord(keys.other)] },
-  '_dmarc.other.test': { TXT: ['v=DMARC1; p=none'] },
-  'strict.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  'mail.strict.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  'r2048._domainkey.strict.test': { TXT: [keyRecord(keys.r2048)] },
-  '_dmarc.strict.test': { TXT: ['v=DMARC1; p=reject; adkim=s; aspf=s'] },
-  'sp.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  'mail.sp.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  '_dmarc.sp.test': { TXT: ['v=DMARC1; p=reject; sp=quarantine'] },
-  'quarantine.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  '_dmarc.quarantine.test': { TXT: ['v=DMARC1; p=quarantine; pct=20'] },
-  'own.sender.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  '_dmarc.own.sender.test': { TXT: ['v=DMARC1; p=none'] },
-  'nodmarc.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  // SPF mechanisms (RFC 7208 §5), one domain each.
-  'include.test': { TXT: ['v=spf1 include:_spf.provider.test -all'] },
-  '_spf.provider.test': { TXT: ['v=spf1 ip4:192.0.2.0/24 ip6:2001:db8:1::/48 -all'] },
-  'redirect.test': { TXT: ['v=spf1 redirect=_spf.provider.test'] },
-  'a.test': { TXT: ['v=spf1 a a:hosts.a.test/24 -all'], A: ['198.51.100.20'] },
-  'hosts.a.test': { A: ['203.0.113.77'] },
-  'mx.test': { TXT: ['v=spf1 mx -all'], MX: [{ preference: 10, exchange: 'mx1.mx.test' }, { preference: 20, exchange: 'mx2.mx.test' }] },
-  'mx1.mx.test': { A: ['198.51.100.31'] },
-  'mx2.mx.test': { A: ['198.51.100.32'], AAAA: ['2001:db8:2::32'] },
-  'ip6.test': { TXT: ['v=spf1 ip6:2001:db8:3::/64 -all'] },
-  'softfail.test': { TXT: ['v=spf1 ip4:192.0.2.99 ~all'] },
-  'neutral.test': { TXT: ['v=spf1 ip4:192.0.2.99 ?all'] },
-  'macro.test': { TXT: ['v=spf1 exists:%{i}.allow.%{d} -all'] },
-  [`${STRANGER_IP}.allow.macro.test`]: { A: ['127.0.0.2'] },
-  'rmacro.test': { TXT: ['v=spf1 exists:%{ir}.%{l}._spf.%{d2} -all'] },
-  [`${STRANGER_IP.split('.').reverse().join('.')}.bounce._spf.rmacro.test`]: { A: ['127.0.0.2'] },
-  'toomany.test': { TXT: [`v=spf1 ${Array.from({ length: 11 }, (_, i) => `a:h${i}.toomany.test`).join(' ')} -all`] },
-  ...Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`h${i}.toomany.test`, { A: [`192.0.2.${200 + i}`] }])),
-  'void.test': { TXT: ['v=spf1 a:v1.void.test a:v2.void.test a:v3.void.test ip4:192.0.2.0/24 -all'] },
-  'badsyntax.test': { TXT: ['v=spf1 ip4:192.0.2.300 -all'] },
-  'twospf.test': { TXT: ['v=spf1 -all', `v=spf1 ip4:${FROM_IP} -all`] },
-  'helo.test': { TXT: [] },
-  'mx.helo.test': { TXT: [`v=spf1 ip4:${FROM_IP} -all`] },
-  // ARC (RFC 8617): a mailing list and a forwarder after it.
-  'list.test': { TXT: [`v=spf1 ip4:${LIST_IP} -all`] },
-  'arc._domainkey.list.test': { TXT: [keyRecord(keys.arc)] },
-  'fwd.test': { TXT: [`v=spf1 ip4:${LIST_IP} -all`] },
-  'arc._domainkey.fwd.test': { TXT: [keyRecord(keys.arc2)] },
-};
-
 const SIGNED_HEADERS = ['from', 'to', 'subject', 'date', 'message-id'];
 
-function message(name: string, from = 'ada@sender.test', body = 'Hello there.\r\n\r\nAda\r\n'): string {
+/** `fromField`: the whole From field value instead of Ada at `from`; null for a message without From. */
+function message(name: string, from = 'ada@sender.test', body = 'Hello there.\r\n\r\nAda\r\n', fromField?: string | null): string {
   const header = [
-    `From: Ada Lovelace <${from}>`,
+    ...(fromField === null ? [] : [`From: ${fromField ?? `Ada Lovelace <${from}>`}`]),
     'To: inbox@acme.test',
     `Subject: Case ${name}`,
     'Date: Mon, 23 Nov 2026 10:00:00 +0000',
@@ -128,11 +34,17 @@ interface Signing {
   canonicalize?: PythonSignRequest['canonicalize'];
   headers?: string[];
   length?: boolean;
+  /** rsa-sha1 instead of the key's own algorithm (RSA keys only). */
+  sha1?: boolean;
+  /** A change to the signature field dkimpy wrote, after which dkimpy makes b= anew (RSA keys only): see dkimpyResign. */
+  edit?: (field: string) => string;
 }
 
 interface Spec {
   name: string;
   from?: string;
+  /** The whole From field value, or null for none (see message()). */
+  fromField?: string | null;
   body?: string;
   sign?: Signing[];
   /** Applied to the signed message: what happens to it on the way. */
@@ -155,6 +67,20 @@ const SELECTORS: Record<keyof typeof keys, [string, string]> = {
 const flip = (_: string, prefix: string, char: string) => prefix + (char === 'A' ? 'B' : 'A');
 
 const r = (canonicalize: Signing['canonicalize'], key: Signing['key'] = 'r2048'): Signing => ({ key, canonicalize });
+
+const HOUR = 3_600; // seconds, as t= and x= count
+const DAY = 24 * HOUR;
+/** An edit setting t= `t` seconds from now, and adding x= `x` seconds from now when given (dkimpy writes no x=). */
+const timed = (t: number, x?: number) => (field: string) => {
+  const now = Math.floor(Date.now() / 1000);
+  return field.replace(/t=\d+;/, `t=${now + t};${x === undefined ? '' : ` x=${now + x};`}`);
+};
+/** A signature by r2048 whose field is edited (and b= made anew), judged from a stranger's address so DMARC rests on it. */
+const edited = (name: string, edit: (field: string) => string, canonicalize: Signing['canonicalize'] = 'relaxed/relaxed'): Spec => ({ name, sign: [{ ...r(canonicalize), edit }], ip: STRANGER_IP });
+/** FWS (RFC 6376 §3.2) around `=` and before `;` of every tag dkimpy wrote after `; ` but b=, and a fold after v='s `=`. */
+const spaced = (field: string) => field.replace(/; (?!b=)([a-z]+)=/g, ' ;\t$1 =  ').replace('v=1;', 'v =\r\n\t1 ;');
+/** An SPF scenario: MAIL FROM `mailFrom` from `ip`. */
+const spf = (name: string, mailFrom: string, ip = FROM_IP): Spec => ({ name, mailFrom, ip });
 
 /** The scenarios signed in one dkimpy call; each names what it probes. */
 const SPECS: Spec[] = [
@@ -238,6 +164,51 @@ const SPECS: Spec[] = [
   { name: 'key-revoked', sign: [{ ...r('relaxed/relaxed'), selector: 'revoked' }], ip: STRANGER_IP },
   { name: 'key-missing', sign: [{ ...r('relaxed/relaxed'), selector: 'nosuchkey' }], ip: STRANGER_IP },
   { name: 'key-type-mismatch', sign: [{ ...r('relaxed/relaxed', 'ed'), selector: 'r2048' }], ip: STRANGER_IP },
+  { name: 'rsa-sha1-signature', sign: [{ ...r('relaxed/relaxed'), sha1: true }], ip: STRANGER_IP },
+  { name: 'rsa-sha1-and-rsa-sha256', sign: [{ ...r('relaxed/relaxed'), sha1: true }, r('relaxed/relaxed')], ip: STRANGER_IP },
+  edited('dkim-expired', timed(-2 * DAY, -DAY)),
+  edited('dkim-expiry-ahead', timed(0, DAY)),
+  edited('dkim-timestamp-in-future', timed(2 * DAY)),
+  edited('dkim-expiry-before-timestamp', timed(HOUR, HOUR / 2)),
+  edited('dkim-h-without-from', (f) => f.replace(/h=[^;]*;/, 'h=to : subject : date : message-id;')),
+  edited('dkim-i-outside-d', (f) => f.replace('i=@sender.test', 'i=@other.test')),
+  edited('dkim-i-suffix-not-subdomain', (f) => f.replace('i=@sender.test', 'i=@notsender.test')),
+  edited('dkim-i-subdomain-of-d', (f) => f.replace('i=@sender.test', 'i=ada@mail.sender.test')),
+  edited('dkim-fws-around-equals-relaxed', spaced),
+  edited('dkim-fws-around-equals-simple', spaced, 'simple/simple'),
+  edited('dkim-fws-before-b-equals', (f) => f.replace(/;(\s+)b=/, ';$1b =\t')),
+  { name: 'from-missing', fromField: null, sign: [r('relaxed/relaxed')] },
+  { name: 'from-two-addresses-same-domain', fromField: 'Ada <ada@sender.test>, Grace <grace@sender.test>', sign: [r('relaxed/relaxed')], ip: STRANGER_IP },
+  { name: 'from-two-addresses-one-unaligned', fromField: 'Ada <ada@sender.test>, Bob <bob@other.test>', sign: [r('relaxed/relaxed')] },
+  {
+    name: 'from-two-addresses-third-party-signed',
+    fromField: 'Ada <ada@sender.test>, Mallory <mallory@other.test>',
+    sign: [r('relaxed/relaxed', 'other')],
+    ip: STRANGER_IP,
+    mailFrom: 'bounce@other.test',
+  },
+  {
+    name: 'from-field-prepended-to-third-party-signature',
+    from: 'mallory@other.test',
+    sign: [r('relaxed/relaxed', 'other')],
+    after: (m) => m.replace(/^From: /m, 'From: Ada Lovelace <ada@sender.test>\r\nFrom: '),
+    ip: STRANGER_IP,
+    mailFrom: 'bounce@other.test',
+  },
+  spf('spf-exists-macros-l-ir-v-d2', 'bounce-ada@exmacro.test', STRANGER_IP),
+  spf('spf-exists-macros-no-match', 'bounce-ada@exmacro.test'),
+  spf('spf-exists-macros-h-o', 'bounce@hmacro.test'),
+  spf('spf-ptr-without-ptr-record', 'bounce@ptr.test'),
+  spf('spf-ptr-then-ip4', 'bounce@ptrthenip.test'),
+  spf('spf-exp-does-not-change-result', 'bounce@exp.test'),
+  spf('spf-exp-name-missing', 'bounce@expmissing.test'),
+  spf('spf-two-version-strings-one-record', 'bounce@twoversions.test'),
+  spf('spf-spf10-is-not-a-record', 'bounce@spf10.test'),
+  spf('spf-record-split-strings', 'bounce@split.test'),
+  spf('spf-unknown-mechanism', 'bounce@unknownmech.test'),
+  spf('spf-unknown-modifier', 'bounce@unknownmod.test'),
+  spf('spf-all-in-middle', 'bounce@allmiddle.test'),
+  spf('spf-all-and-redirect', 'bounce@allredirect.test'),
 ];
 
 const ARC_CASES = ['arc-one-hop', 'arc-one-hop-body-altered', 'arc-two-hops', 'arc-two-hops-cv-fail', 'arc-two-hops-first-ams-modified'] as const;
@@ -247,23 +218,29 @@ export const CASE_NAMES: readonly string[] = [...SPECS.map((spec) => spec.name),
 
 /** Every scenario, signed (DKIM by dkimpy) and sealed (ARC by dkimpy) as its name says. */
 export async function buildCases(): Promise<AuthenticationCase[]> {
-  const bases = SPECS.map((spec) => message(spec.name, spec.from, spec.body));
-  const requests = SPECS.flatMap((spec, i) =>
-    (spec.sign ?? []).map((s) => {
+  const bases = SPECS.map((spec) => message(spec.name, spec.from, spec.body, spec.fromField));
+  const signings = SPECS.flatMap((spec, i) => (spec.sign ?? []).map((s) => ({ s, base: bases[i] as string })));
+  const signatures = await dkimpySign(
+    signings.map(({ s, base }) => {
       const [selector, domain] = SELECTORS[s.key];
       return {
-        message: Buffer.from(bases[i] as string),
+        message: Buffer.from(base),
         selector: s.selector ?? selector,
         domain: s.domain ?? domain,
         key: keys[s.key].signing,
-        algorithm: keys[s.key].algorithm,
+        algorithm: s.sha1 ? 'rsa-sha1' : keys[s.key].algorithm,
         canonicalize: s.canonicalize ?? 'relaxed/relaxed',
         headers: s.headers ?? SIGNED_HEADERS,
         length: s.length,
       };
     }),
   );
-  const signatures = await dkimpySign(requests);
+  // Each signature covers the base message alone, so an edited one is made anew over its field and the base.
+  const edits = signings.flatMap(({ s, base }, j) => (s.edit ? [{ j, message: Buffer.from(s.edit(signatures[j] as string) + base), key: keys[s.key].signing }] : []));
+  const resigned = await dkimpyResign(edits);
+  edits.forEach(({ j }, k) => {
+    signatures[j] = resigned[k] as string;
+  });
   let next = 0;
   const cases = SPECS.map((spec, i): AuthenticationCase => {
     const fields = (spec.sign ?? []).map(() => signatures[next++] as string);

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { DnsZone } from '../../../../test/support/dns-server';
+import { runPythonJson } from '../../../../test/support/python-script';
 
 /** What authenticate.py (authheaders, dkimpy, pyspf) makes of one message. */
 export interface PythonVerdicts {
@@ -26,7 +26,8 @@ export interface PythonSignRequest {
   selector: string;
   domain: string;
   key: string;
-  algorithm: 'rsa-sha256' | 'ed25519-sha256';
+  /** rsa-sha1 is historic (RFC 8301 §3.1); dkimpy still signs with it. */
+  algorithm: 'rsa-sha256' | 'rsa-sha1' | 'ed25519-sha256';
   canonicalize: `${'simple' | 'relaxed'}/${'simple' | 'relaxed'}`;
   headers: string[];
   length?: boolean;
@@ -60,6 +61,16 @@ export async function dkimpySign(requests: readonly PythonSignRequest[]): Promis
   return results.map((r) => r.header);
 }
 
+/**
+ * For each message, its topmost DKIM-Signature field (with its CRLF) as it reads but with b= made
+ * anew by dkimpy over the header as it now is: a signature dkimpy will not write (edited tags,
+ * whitespace around `=`) that still verifies. `key` is the PKCS#1 PEM of an RSA key.
+ */
+export async function dkimpyResign(requests: readonly { message: Buffer; key: string }[]): Promise<string[]> {
+  const results = await run<{ header: string }>(requests.map((r) => ({ action: 'resign', message: r.message.toString('base64'), key: r.key })));
+  return results.map((r) => r.header);
+}
+
 /** The ARC set (ARC-Seal, ARC-Message-Signature, ARC-Authentication-Results, each with its CRLF) dkimpy adds. */
 export async function dkimpyArcSeal(request: PythonArcSealRequest): Promise<string> {
   const [result] = await run<{ headers: string[] }>([{ ...request, action: 'arc-seal', message: request.message.toString('base64'), srv_id: request.srvId }]);
@@ -67,28 +78,15 @@ export async function dkimpyArcSeal(request: PythonArcSealRequest): Promise<stri
   return result.headers.join('');
 }
 
-function run<T>(requests: readonly object[]): Promise<T[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (e) => reject(new Error(`${MISSING} (${e.message})`)));
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString();
-      if (code !== 0) return reject(new Error(/No module named '(authheaders|dkim|spf|authres)'/.test(stderr) ? MISSING : `authenticate.py exited ${code}: ${stderr}`));
-      let results: Array<T | { error: string }>;
-      try {
-        results = JSON.parse(Buffer.concat(out).toString()) as Array<T | { error: string }>;
-      } catch (e) {
-        return reject(new Error(`authenticate.py printed no JSON (${(e as Error).message}): ${Buffer.concat(out).toString()} ${stderr}`));
-      }
-      const failed = results.find((r): r is { error: string } => typeof r === 'object' && r !== null && 'error' in r);
-      if (failed) return reject(new Error(`authenticate.py: ${failed.error}`));
-      resolve(results as T[]);
-    });
-    child.stdin.on('error', () => {}); // a crash before reading stdin is reported by 'close'
-    child.stdin.end(JSON.stringify(requests));
+/** Sends the requests to authenticate.py at once; rejects if it reports an error for any. */
+async function run<T>(requests: readonly object[]): Promise<T[]> {
+  const results = await runPythonJson<Array<T | { error: string }>>({
+    python: PYTHON,
+    script: SCRIPT,
+    input: JSON.stringify(requests),
+    missing: { pattern: /No module named '(authheaders|dkim|spf|authres)'/, message: MISSING },
   });
+  const failed = results.find((r): r is { error: string } => typeof r === 'object' && r !== null && 'error' in r);
+  if (failed) throw new Error(`authenticate.py: ${failed.error}`);
+  return results as T[];
 }

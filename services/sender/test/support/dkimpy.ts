@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runPythonJson } from '../../../../test/support/python-script';
 
 /** One DKIM-Signature of a message as dkimpy judged it. */
 export interface DkimpyVerdict {
@@ -30,26 +30,13 @@ const MISSING = 'dkimpy is missing: install the Debian package python3-dkim (apt
  * Verifies every DKIM-Signature of `raw` with dkimpy (python3-dkim), a verifier independent of
  * nodemailer and mailauth, answering key lookups from `records` only (no real DNS).
  */
-export function dkimpyVerify(raw: Buffer, records: readonly TxtRecord[]): Promise<DkimpyVerdict[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT, ...records.flatMap((r) => [r.name, r.value])], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (e) => reject(new Error(`${MISSING} (${e.message})`)));
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString();
-      if (code !== 0) {
-        return reject(new Error(/No module named 'dkim'/.test(stderr) ? MISSING : `dkim-verify.py exited ${code}: ${stderr}`));
-      }
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString()).signatures as DkimpyVerdict[]);
-      } catch (e) {
-        reject(new Error(`dkim-verify.py printed no JSON (${(e as Error).message}): ${Buffer.concat(out).toString()} ${stderr}`));
-      }
-    });
-    child.stdin.on('error', () => {}); // a crash before reading stdin is reported by 'close'
-    child.stdin.end(raw);
+export async function dkimpyVerify(raw: Buffer, records: readonly TxtRecord[]): Promise<DkimpyVerdict[]> {
+  const result = await runPythonJson<{ signatures: DkimpyVerdict[] }>({
+    python: PYTHON,
+    script: SCRIPT,
+    args: records.flatMap((r) => [r.name, r.value]),
+    input: raw,
+    missing: { pattern: /No module named 'dkim'/, message: MISSING },
   });
+  return result.signatures;
 }

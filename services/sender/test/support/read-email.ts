@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { runPythonJson } from '../../../../test/support/python-script';
 
 /** A mailbox as Python's `email` package reads it. */
 export interface ClientMailbox {
@@ -47,23 +47,10 @@ const PYTHON = process.env.READ_EMAIL_PYTHON ?? '/usr/bin/python3';
  * independent of nodemailer and mailparser, as a receiving mail client would.
  */
 export function readEmail(raw: Buffer): Promise<ClientView> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', (e) => reject(new Error(`${PYTHON} could not be started (set READ_EMAIL_PYTHON to a Python 3): ${e.message}`)));
-    child.on('close', (code) => {
-      const stderr = Buffer.concat(err).toString();
-      if (code !== 0) return reject(new Error(`read-email.py exited ${code}: ${stderr}`));
-      try {
-        resolve(JSON.parse(Buffer.concat(out).toString('utf8')) as ClientView);
-      } catch (e) {
-        reject(new Error(`read-email.py printed no JSON (${(e as Error).message}): ${Buffer.concat(out).toString()} ${stderr}`));
-      }
-    });
-    child.stdin.on('error', () => {}); // a crash before reading stdin is reported by 'close'
-    child.stdin.end(raw);
+  return runPythonJson<ClientView>({
+    python: PYTHON,
+    script: SCRIPT,
+    input: raw,
+    missing: { message: `${PYTHON} could not be started (set READ_EMAIL_PYTHON to a Python 3)` },
   });
 }
