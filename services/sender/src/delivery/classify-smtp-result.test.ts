@@ -1,4 +1,4 @@
-import { classifyReply, classifySmtpResult, isNextHopFailure } from './classify-smtp-result';
+import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure } from './classify-smtp-result';
 
 /** An error shaped like the ones nodemailer 10 hands to sendMail's caller. */
 function smtpError(fields: { code: string; response?: string; command?: string; message?: string; originalCode?: string }) {
@@ -136,5 +136,21 @@ describe('isNextHopFailure', () => {
     ['an invalid recipient', false, { code: 'EENVELOPE', command: 'API' }],
   ])('when the attempt failed with %s, then trying the next host is %s', (_name, expected, fields) => {
     expect(isNextHopFailure(smtpError(fields))).toBe(expected);
+  });
+});
+
+describe('isTlsFailure', () => {
+  it.each([
+    ['STARTTLS refused by nodemailer (ETLS)', true, { code: 'ETLS', command: 'STARTTLS' }],
+    ['an OpenSSL error in the handshake', true, { code: 'ESOCKET', command: 'CONN', originalCode: 'ERR_SSL_WRONG_VERSION_NUMBER' }],
+    [
+      'the peer closing the connection during the handshake',
+      true,
+      { code: 'ESOCKET', command: 'CONN', originalCode: 'ECONNRESET', message: 'Client network socket disconnected before secure TLS connection was established' },
+    ],
+    ['a reset at any other time (read ECONNRESET)', false, { code: 'ESOCKET', command: 'CONN', originalCode: 'ECONNRESET', message: 'read ECONNRESET' }],
+    ['a 454 reply to STARTTLS', false, { code: 'ETLS', command: 'STARTTLS', response: '454 4.7.0 TLS not available' }],
+  ])('when the attempt failed with %s, then it is a TLS failure: %s', (_name, expected, fields) => {
+    expect(isTlsFailure(smtpError(fields))).toBe(expected);
   });
 });

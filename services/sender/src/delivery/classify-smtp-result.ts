@@ -59,7 +59,24 @@ export function isTlsFailure(error: unknown): boolean {
   return (
     fields.code === 'ETLS' ||
     fields.timeoutType === 'UPGRADE_TIMEOUT' ||
-    (typeof fields.originalCode === 'string' && fields.originalCode.startsWith('ERR_SSL_'))
+    (typeof fields.originalCode === 'string' && fields.originalCode.startsWith('ERR_SSL_')) ||
+    isClosedDuringHandshake(fields)
+  );
+}
+
+/**
+ * The peer closed the connection after its 220 to STARTTLS, before the handshake finished: Node's
+ * TLS client reports it (lib/_tls_wrap.js, onConnectEnd) as an ECONNRESET with this fixed text, and
+ * nodemailer 10.6 passes it on as a socket error ('ESOCKET') rather than as 'ETLS', which it uses
+ * when the close reaches it first (no report of this in nodemailer's issues as of 10.6; the
+ * closest, #1240, is about the message itself). A reset (RST) during the handshake is Node's plain
+ * `read ECONNRESET`, which says nothing of the phase: that one stays a failure of the next hop.
+ */
+function isClosedDuringHandshake(fields: SmtpErrorFields): boolean {
+  return (
+    fields.originalCode === 'ECONNRESET' &&
+    typeof fields.message === 'string' &&
+    fields.message.startsWith('Client network socket disconnected before secure TLS connection was established')
   );
 }
 

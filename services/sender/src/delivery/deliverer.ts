@@ -71,7 +71,8 @@ const MAX_ADDRESS_ATTEMPTS = 5;
  * certificates rarely match), and plaintext only when STARTTLS is not offered, refused with a
  * non-2xx reply, or its handshake fails (then on a new connection to the same host). A
  * smarthost's certificate is verified (credentials travel over it) unless its URL says
- * `?tls.rejectUnauthorized=false`.
+ * `?tls.rejectUnauthorized=false`; an `smtp://` smarthost with credentials must accept STARTTLS
+ * (deferred otherwise) unless its URL says `?requireTLS=false`.
  */
 export class Deliverer {
   private readonly log: Logger;
@@ -139,7 +140,10 @@ export class Deliverer {
   private async viaSmarthost(smarthost: SmarthostUrl, message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
     const transport = this.transports.get('smarthost', () => ({
       ...this.commonTransportOptions(),
-      // nodemailer reads host, port, secure, credentials and tls.* query options from the URL.
+      // Credentials never go out in plaintext (a stripped or refused STARTTLS defers instead).
+      ...(smarthost.requireTls ? { requireTLS: true } : {}),
+      // nodemailer reads host, port, secure, credentials and tls.* query options from the URL,
+      // after the options above: `?requireTLS=false` there wins.
       url: smarthost.url,
     }));
     return classifySmtpResult(await send(transport, message, signal, smarthost.host));

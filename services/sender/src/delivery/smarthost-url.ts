@@ -7,6 +7,12 @@ export interface SmarthostUrl {
   host: string;
   /** true for smtps:// (TLS from the first byte); smtp:// upgrades with STARTTLS when offered. */
   secure: boolean;
+  /**
+   * smtp:// with credentials: STARTTLS must succeed before AUTH, or the password would cross the
+   * network in plaintext whenever STARTTLS is missing from EHLO (stripped on the path) or
+   * refused. `?requireTLS=false` in the URL overrides it (nodemailer reads the URL's options last).
+   */
+  requireTls: boolean;
   /** The URL with the password replaced, safe to log. */
   redacted: string;
 }
@@ -26,5 +32,7 @@ export function parseSmarthostUrl(value: string): SmarthostUrl {
     throw new Error(`The smarthost URL must start with smtp:// or smtps://, not ${parsed.protocol}//`);
   }
   if (!parsed.hostname) throw new Error('The smarthost URL has no host');
-  return { url: value, host: parsed.hostname, secure: parsed.protocol === 'smtps:', redacted: redactUrl(value) };
+  const secure = parsed.protocol === 'smtps:';
+  const requireTls = !secure && Boolean(parsed.username || parsed.password);
+  return { url: value, host: parsed.hostname, secure, requireTls, redacted: redactUrl(value) };
 }
