@@ -1,25 +1,26 @@
-import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { createSocket, type RemoteInfo, type Socket as UdpSocket } from 'node:dgram';
 import { once } from 'node:events';
+import { createServer, type Server, type Socket } from 'node:net';
 import * as dnsPacket from 'dns-packet';
+import { answerFrom, type DnsErrorRcode, type DnsRecords, type DnsZone, normalize, RCODES } from './dns-answer';
 
-/** The records of one name. A name listed with no record of the asked type answers NODATA. */
-export interface DnsRecords {
-  MX?: Array<{ preference: number; exchange: string }>;
-  A?: string[];
-  AAAA?: string[];
-  /** Each entry is one TXT record; an array entry is one record made of several strings. */
-  TXT?: Array<string | string[]>;
-}
-
-/** Names (case-insensitive, no trailing dot) and their records. */
-export type DnsZone = Record<string, DnsRecords>;
+export { type DnsErrorRcode, type DnsRecords, type DnsZone, ptrName } from './dns-answer';
 
 export interface DnsServerOptions {
   zone?: DnsZone;
   /** Names answered with SERVFAIL, whatever the zone says. */
   servfail?: string[];
+  /** Names answered with this rcode, whatever the zone says (also when reached through a CNAME). */
+  rcode?: Record<string, DnsErrorRcode>;
   /** Names never answered, so the resolver times out. */
   silent?: string[];
+  /** Names whose UDP answers always come truncated (TC=1, no records), so only TCP gets them; `'all'` for every name. */
+  truncate?: string[] | 'all';
+  /**
+   * Answer over TCP too, on the same port number (RFC 7766). Default true; false plays a server
+   * that does not, to show a lookup needed TCP.
+   */
+  tcp?: boolean;
 }
 
 /** One question the server was asked, for assertions. */
@@ -28,19 +29,18 @@ export interface DnsQuery {
   type: string;
 }
 
-// RCODE values (RFC 1035 §4.1.1), carried in the low 4 bits of the flags.
-const NOERROR = 0;
-const SERVFAIL = 2;
-const NXDOMAIN = 3;
-const TTL_SECONDS = 60;
-
-const normalize = (name: string) => name.toLowerCase().replace(/\.$/, '');
+// Largest UDP answer without EDNS0 (RFC 1035 §4.2.1); with it, the client's advertised size (RFC 6891 §6.2.5).
+const CLASSIC_UDP_BYTES = 512;
+// Attempts at a port number free on both UDP and TCP.
+const BIND_ATTEMPTS = 20;
 
 /**
- * A tiny authoritative DNS server over UDP on 127.0.0.1 with a random port, answering from an
- * in-memory zone: NXDOMAIN for unknown names, NODATA for known names without the asked type,
- * SERVFAIL or silence for names listed in the options. Point a `node:dns` `Resolver` (or
- * `DNS_SERVERS`) at {@link DnsServer.address}.
+ * A tiny authoritative DNS server on 127.0.0.1 with a random port, over UDP and TCP (same port
+ * number), answering from an in-memory zone: NXDOMAIN for unknown names, NODATA for known names
+ * without the asked type, CNAME chains followed, an error rcode or silence for names listed in
+ * the options. A UDP answer over 512 bytes (or over the query's EDNS0 size) is sent truncated,
+ * TC=1 with no records, as are all UDP answers for names in `truncate`. Point a `node:dns`
+ * `Resolver` (or `DNS_SERVERS`) at {@link DnsServer.address}.
  *
  * @example
  * const dns = await new DnsServer({ zone: { 'example.test': { MX: [{ preference: 10, exchange: 'mx.example.test' }] },
@@ -49,18 +49,31 @@ const normalize = (name: string) => name.toLowerCase().replace(/\.$/, '');
  * await dns.stop();
  */
 export class DnsServer {
-  private socket: Socket | null = null;
+  private udp: UdpSocket | null = null;
+  private tcp: Server | null = null;
+  private readonly connections = new Set<Socket>();
   private zone = new Map<string, DnsRecords>();
-  private readonly servfail: Set<string>;
+  private readonly errors: Map<string, DnsErrorRcode>;
   private readonly silent: Set<string>;
-  /** Every question received, in order. */
+  private readonly truncate: Set<string> | 'all';
+  private readonly withTcp: boolean;
+  /** Every question received (over UDP or TCP), in order. */
   readonly queries: DnsQuery[] = [];
+  /** The questions received over TCP, in order. */
+  readonly tcpQueries: DnsQuery[] = [];
+  /** The questions answered over UDP with TC=1, in order. */
+  readonly truncated: DnsQuery[] = [];
   port = 0;
 
   constructor(options: DnsServerOptions = {}) {
     this.setZone(options.zone ?? {});
-    this.servfail = new Set((options.servfail ?? []).map(normalize));
+    this.errors = new Map<string, DnsErrorRcode>([
+      ...(options.servfail ?? []).map((name) => [normalize(name), 'SERVFAIL'] as const),
+      ...Object.entries(options.rcode ?? {}).map(([name, rcode]) => [normalize(name), rcode] as const),
+    ]);
     this.silent = new Set((options.silent ?? []).map(normalize));
+    this.truncate = options.truncate === 'all' ? 'all' : new Set((options.truncate ?? []).map(normalize));
+    this.withTcp = options.tcp ?? true;
   }
 
   /** `127.0.0.1:port`, the form `Resolver.setServers` and `DNS_SERVERS` take. */
@@ -74,64 +87,113 @@ export class DnsServer {
   }
 
   async start(): Promise<this> {
-    const socket = createSocket('udp4');
-    socket.on('message', (message, remote) => this.answer(socket, message, remote));
-    socket.bind(0, '127.0.0.1');
-    await once(socket, 'listening');
-    this.port = socket.address().port;
-    this.socket = socket;
-    return this;
+    for (let attempt = 1; ; attempt += 1) {
+      const udp = createSocket('udp4');
+      udp.on('message', (message, remote) => this.answerUdp(udp, message, remote));
+      udp.bind(0, '127.0.0.1');
+      await once(udp, 'listening');
+      this.udp = udp;
+      this.port = udp.address().port;
+      if (!this.withTcp) return this;
+      try {
+        this.tcp = await this.listenTcp(this.port);
+        return this;
+      } catch (error) {
+        // The port is free for UDP but taken for TCP: start over with another one.
+        await this.stop();
+        if (attempt >= BIND_ATTEMPTS) throw error;
+      }
+    }
   }
 
   async stop(): Promise<void> {
-    const socket = this.socket;
-    this.socket = null;
-    if (socket) await new Promise<void>((resolve) => socket.close(() => resolve()));
+    const { udp, tcp } = this;
+    this.udp = null;
+    this.tcp = null;
+    for (const connection of this.connections) connection.destroy();
+    this.connections.clear();
+    if (udp) await new Promise<void>((resolve) => udp.close(() => resolve()));
+    if (tcp) await new Promise<void>((resolve) => tcp.close(() => resolve()));
   }
 
-  private answer(socket: Socket, message: Buffer, remote: RemoteInfo): void {
+  private listenTcp(port: number): Promise<Server> {
+    const server = createServer((connection) => this.serveTcp(connection));
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve(server);
+      });
+    });
+  }
+
+  /** RFC 1035 §4.2.2 framing: each message after its two-byte length; several may share a connection. */
+  private serveTcp(connection: Socket): void {
+    this.connections.add(connection);
+    connection.on('close', () => this.connections.delete(connection));
+    connection.on('error', () => connection.destroy());
+    let pending = Buffer.alloc(0);
+    connection.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      while (pending.length >= 2) {
+        const length = pending.readUInt16BE(0);
+        if (pending.length < 2 + length) return;
+        const message = pending.subarray(2, 2 + length);
+        pending = pending.subarray(2 + length);
+        const response = this.respond(message, 'tcp');
+        if (!response) continue;
+        const frame = Buffer.alloc(2);
+        frame.writeUInt16BE(response.length);
+        connection.write(Buffer.concat([frame, response]));
+      }
+    });
+  }
+
+  private answerUdp(socket: UdpSocket, message: Buffer, remote: RemoteInfo): void {
+    const response = this.respond(message, 'udp');
+    if (response) socket.send(response, remote.port, remote.address);
+  }
+
+  /** The encoded response to a query, or null when it is left unanswered. */
+  private respond(message: Buffer, transport: 'udp' | 'tcp'): Buffer | null {
     let query: dnsPacket.DecodedPacket;
     try {
       query = dnsPacket.decode(message);
     } catch {
-      return; // not DNS; a real server would answer FORMERR, a test has no use for it
+      return null; // not DNS; a real server would answer FORMERR, a test has no use for it
     }
     const question = query.questions?.[0];
-    if (!question) return;
+    if (!question) return null;
     const name = normalize(question.name);
-    this.queries.push({ name, type: question.type });
-    if (this.silent.has(name)) return;
+    const asked = { name, type: question.type };
+    this.queries.push(asked);
+    if (transport === 'tcp') this.tcpQueries.push({ ...asked });
+    if (this.silent.has(name)) return null;
 
-    let rcode = NOERROR;
-    let answers: dnsPacket.Answer[] = [];
-    const records = this.zone.get(name);
-    if (this.servfail.has(name)) rcode = SERVFAIL;
-    else if (!records) rcode = NXDOMAIN;
-    else answers = answersFor(question.name, question.type, records);
-
-    const response = dnsPacket.encode({
-      type: 'response',
-      id: query.id ?? 0,
-      flags: dnsPacket.AUTHORITATIVE_ANSWER | ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) | rcode,
-      questions: query.questions ?? [],
-      answers,
-    });
-    socket.send(response, remote.port, remote.address);
-  }
-}
-
-function answersFor(name: string, type: string, records: DnsRecords): dnsPacket.Answer[] {
-  const base = { name, ttl: TTL_SECONDS, class: 'IN' as const };
-  switch (type) {
-    case 'MX':
-      return (records.MX ?? []).map((data) => ({ ...base, type: 'MX' as const, data }));
-    case 'A':
-      return (records.A ?? []).map((data) => ({ ...base, type: 'A' as const, data }));
-    case 'AAAA':
-      return (records.AAAA ?? []).map((data) => ({ ...base, type: 'AAAA' as const, data }));
-    case 'TXT':
-      return (records.TXT ?? []).map((data) => ({ ...base, type: 'TXT' as const, data }));
-    default:
-      return [];
+    const edns = query.additionals?.find((record): record is dnsPacket.OptAnswer => record.type === 'OPT');
+    const { rcode, answers } = answerFrom(this.zone, this.errors, question);
+    const encode = (truncated: boolean) =>
+      dnsPacket.encode({
+        type: 'response',
+        id: query.id ?? 0,
+        flags:
+          dnsPacket.AUTHORITATIVE_ANSWER |
+          ((query.flags ?? 0) & dnsPacket.RECURSION_DESIRED) |
+          (truncated ? dnsPacket.TRUNCATED_RESPONSE : 0) |
+          (truncated ? RCODES.NOERROR : rcode),
+        questions: query.questions ?? [],
+        answers: truncated ? [] : answers,
+        // RFC 6891 §7: a response to a query with OPT carries OPT too (1232 bytes: the usual EDNS0 size).
+        additionals: edns ? [{ type: 'OPT', name: '.', udpPayloadSize: 1232, extendedRcode: 0, ednsVersion: 0, flags: 0, flag_do: false, options: [] }] : [],
+      });
+    const whole = encode(false);
+    if (transport === 'udp') {
+      const limit = Math.max(CLASSIC_UDP_BYTES, edns?.udpPayloadSize ?? 0);
+      if (this.truncate === 'all' || this.truncate.has(name) || whole.length > limit) {
+        this.truncated.push({ ...asked });
+        return encode(true);
+      }
+    }
+    return whole;
   }
 }

@@ -6,6 +6,7 @@ import { signatureFieldsByB, signatureTags } from './dkim-signature-tags';
 import { alignedDmarcResult, dkimAligned, dmarcFromDomain, type MailauthDmarc } from './dmarc-alignment';
 import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
 import { fieldLines, fieldName, splitHeaderFields } from './message-headers';
+import { spfDnsErrors } from './spf-dns-errors';
 import { unreadableSignatures } from './unreadable-signatures';
 
 /** mailauth's results, normalized ("temperr" is written "temperror"). */
@@ -55,7 +56,7 @@ export function temperrorVerdicts(): AuthenticationVerdicts {
  */
 export async function authenticateMessage(raw: Buffer, options: AuthenticateOptions): Promise<AuthenticationVerdicts> {
   const budgetMs = options.dnsBudgetMs ?? DEFAULT_DNS_BUDGET_MS;
-  const resolver = createDnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, budgetMs });
+  const resolver = spfDnsErrors(createDnsLookup({ servers: options.dnsServers, timeoutMs: options.dnsTimeoutMs, budgetMs }));
   let timer: NodeJS.Timeout | undefined;
   const giveUp = new Promise<AuthenticationVerdicts>((resolve) => {
     timer = setTimeout(() => resolve(temperrorVerdicts()), budgetMs + SLACK_MS);
