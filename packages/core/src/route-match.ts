@@ -15,6 +15,8 @@ const DOT_ATOM = new RegExp(`^(?:${ATEXT})+(?:\\.(?:${ATEXT})+)*$`, 'u');
 // and non-ASCII characters but controls and surrogates.
 const QUOTED_LOCAL = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e]|[^\p{ASCII}\p{Cc}\p{Cs}])*)"$/u;
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const LDH_NAME = /^[A-Za-z0-9.-]+$/;
+const A_LABEL = /(?:^|\.)xn--/i;
 // RFC 5321's limits, in octets (UTF-8): a local part of 64, a whole address of 254.
 const MAX_LOCAL_OCTETS = 64;
 const MAX_ADDRESS_OCTETS = 254;
@@ -23,7 +25,10 @@ const MAX_ADDRESS_OCTETS = 254;
 export function normalizeDomain(domain: string): string | null {
   // domainToASCII silently drops tabs, CR and LF ("acme.test\r\nx" → "acme.testx").
   if (/[\s\p{Cc}]/u.test(domain.trim())) return null;
-  const ascii = domainToASCII(domain.trim().replace(/\.$/, '')).toLowerCase();
+  const name = domain.trim().replace(/\.$/, '');
+  // Letters, digits, dots and hyphens with no A-label: UTS #46 would only lower-case it (the
+  // common case, which skips the conversion); anything else is converted and A-labels checked.
+  const ascii = (LDH_NAME.test(name) && !A_LABEL.test(name) ? name : domainToASCII(name)).toLowerCase();
   if (!ascii || ascii.length > 253) return null;
   const labels = ascii.split('.');
   return labels.length >= 2 && labels.every((label) => LABEL.test(label)) ? ascii : null;

@@ -18,6 +18,20 @@ describe('parseMailbox', () => {
     expect(parseMailbox('ivan@xn--e1afmkfd.xn--p1ai')).toEqual({ name: '', address: 'ivan@xn--e1afmkfd.xn--p1ai' });
   });
 
+  test('when the local part is any RFC 5322 dot-atom up to 64 octets, then it is accepted as written', () => {
+    for (const address of ["!#$%&'*+/=?^_`{|}~-@example.com", 'a/b@example.com', '{ana}|x@example.com', 'ana%other@example.com', `${'l'.repeat(64)}@example.com`]) {
+      expect(parseMailbox(address)).toEqual({ name: '', address });
+    }
+  });
+
+  test('when an A-label is in capitals, then it is accepted, lower-cased as nodemailer writes it', () => {
+    expect(parseMailbox('ivan@XN--E1AFMKFD.XN--P1AI')).toEqual({ name: '', address: 'ivan@xn--e1afmkfd.xn--p1ai' });
+  });
+
+  test('when an unquoted name has runs of spaces, then they read as one (RFC 5322 §3.2.2)', () => {
+    expect(parseMailbox('Ana   Lima   <ana@example.com>')).toEqual({ name: 'Ana Lima', address: 'ana@example.com' });
+  });
+
   test.each([
     ['an internationalized local part', 'иван@example.com'],
     ['a domain that is no host name', 'a@bü cher.example'],
@@ -35,6 +49,12 @@ describe('parseMailbox', () => {
     ['an address as a quoted display name', '"v@example.com" <u@example.com>'],
     ['a group', 'friends: u@example.com;'],
     ['a trailing line break', 'u@example.com\r\n'],
+    ['a local part of 65 octets', `${'l'.repeat(65)}@example.com`],
+    ['a label ending in a hyphen', 'ana@example-.com'],
+    ['a label starting with a hyphen', 'ana@-example.com'],
+    ['a label of 64 octets', `ana@${'a'.repeat(64)}.example`],
+    ['an A-label that is not punycode', 'ana@xn--a.example'],
+    ['an A-label that does not decode to a valid U-label', 'ana@xn--bcher-zxa.example'],
   ])('when given %s, then it is not a mailbox', (_, value) => {
     expect(parseMailbox(value)).toBeNull();
   });

@@ -1,6 +1,6 @@
 import { DnsServer } from '../../../test/support/dns-server';
 import { type AuthenticationVerdicts, authenticateMessage } from '../src/processing';
-import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from './support/allowed-disagreements';
+import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from '../../../test/support/allowed-disagreements';
 import { type AuthenticationCase, buildCases, CASE_NAMES } from './support/authentication-cases';
 import { zone } from './support/authentication-zone';
 import { type PythonVerdicts, pythonAuthenticate } from './support/authheaders';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { classifyBounce, type DsnAction, type Report, readReport } from '../src/feedback/read-report';
-import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from './support/allowed-disagreements';
+import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from '../../../test/support/allowed-disagreements';
 
 /**
  * Every report of feedback-corpus/ and feedback-corpus-differential/, read by our feedback reader

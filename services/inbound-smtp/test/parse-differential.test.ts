@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { domainToASCII } from 'node:url';
 import { corpusMessages, type ProcessingRig, readReceived, type StoredReceived, startProcessingRig } from './processing-support';
-import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from './support/allowed-disagreements';
+import { type AllowedDisagreement, type Difference, testAllowedDisagreements } from '../../../test/support/allowed-disagreements';
 
 /**
  * Every corpus message, parsed by the processing (stored, then read back as GET

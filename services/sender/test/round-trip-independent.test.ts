@@ -21,7 +21,8 @@ import { type ClientMailbox, type ClientView, readEmail } from './support/read-e
  * - a single-part message's body ends with a line break (RFC 5321 §4.1.1.4: DATA ends with
  *   CRLF "." CRLF), so a body given without one is read with one more;
  * - an internationalized domain travels as its A-label (punycode), as the header section is
- *   ASCII without SMTPUTF8 (README "Sending");
+ *   ASCII without SMTPUTF8 (README "Sending"), lower-case (nodemailer so writes an A-label
+ *   given in capitals);
  * - an empty subject or custom header value is no field at all, and an empty text beside HTML
  *   no text part: nodemailer writes none of them, and each reads as absent (a decision, not an
  *   RFC's: RFC 5322 §3.6.5 makes Subject optional).
@@ -97,11 +98,11 @@ function written(m: Mailbox): string {
   return `"${m.name.replace(/[\\"]/g, '\\$&')}" <${m.address}>`;
 }
 
-/** The address as it travels: an internationalized domain as its A-label. */
+/** The address as it travels: an internationalized domain as its A-label, lower-cased (as an A-label given in capitals). */
 function asciiAddress(address: string): string {
   const at = address.lastIndexOf('@');
   const domain = address.slice(at + 1);
-  return /^[\x20-\x7e]*$/.test(domain) ? address : `${address.slice(0, at)}@${domainToASCII(domain)}`;
+  return /^[\x20-\x7e]*$/.test(domain) && !/(?:^|\.)xn--/i.test(domain) ? address : `${address.slice(0, at)}@${domainToASCII(domain)}`;
 }
 
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -184,6 +185,13 @@ const CASES: Case[] = [
     to: [mb('Jürgen', 'juergen@bücher.example'), mb('', 'tanaka@例え.テスト'), mb('Иван', 'ivan@пример.рф')],
     subject: 'IDN',
     text: 'IDN',
+  },
+  {
+    name: 'local parts with every atext special, and an A-label in capitals',
+    to: [mb('', "!#$%&'*+/=?^_`{|}~-@example.com"), mb('Slash Pipe', '{ana}|a/b@example.com', true), mb('', 'ivan@XN--E1AFMKFD.XN--P1AI')],
+    replyTo: [mb('J. R. Doe', 'j.r%doe@example.com', true)],
+    subject: 'atext',
+    text: 'atext',
   },
   {
     name: 'several To, Cc and Reply-To addresses',

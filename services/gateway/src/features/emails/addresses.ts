@@ -3,13 +3,20 @@ import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 
 const MAX_RECIPIENTS = 50;
-// zod's email pattern, with a punycode top-level domain (`xn--p1ai`, .рф) allowed beside letters.
-const emailAddress = z.email({ pattern: /^(?!\.)(?!.*\.\.)([A-Za-z0-9_'+\-.]*)[A-Za-z0-9_+-]@([A-Za-z0-9][A-Za-z0-9-]*\.)+(?:[A-Za-z]{2,}|xn--[A-Za-z0-9-]{2,59})$/ });
+// RFC 5321 §4.5.3.1, in octets (the local part is ASCII here, so characters): a local part of
+// 64, a whole address of 254 (a path of 256 with its angle brackets).
+const MAX_LOCAL = 64;
+const MAX_ADDRESS = 254;
 // The common forms, "a@x" and "Plain Name <a@x>", with nothing addressparser would read
 // specially (quotes, comments, commas, groups, runs of spaces), are taken as they are.
 const ATEXT = "[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+";
 const PLAIN_ADDRESS = new RegExp(`^${ATEXT}@[A-Za-z0-9.-]+$`);
 const PLAIN_NAMED = new RegExp(`^(${ATEXT}(?: ${ATEXT})*) <(${ATEXT}@[A-Za-z0-9.-]+)>$`);
+// RFC 5322 §3.4.1's dot-atom local part: atext runs joined by single dots (none first or last).
+const DOT_ATOM_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+// A top-level domain: letters (RFC 1123 §2.1: never all digits, and none has fewer than two),
+// or an A-label (`xn--p1ai`, .рф), in either case.
+const TLD = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
 
 export interface Mailbox {
   name: string;
@@ -31,9 +38,9 @@ const BARE_ADDRESS = /^[^<>\s"(),:;[\\\]]+$/;
  * which the envelope, DNS and suppressions use; the local part must be ASCII.
  */
 export function parseMailbox(value: string): Mailbox | null {
-  if (PLAIN_ADDRESS.test(value)) return isAddress(value) ? { name: '', address: value } : null;
+  if (PLAIN_ADDRESS.test(value)) return checked('', value);
   const named = PLAIN_NAMED.exec(value);
-  if (named) return isAddress(named[2] as string) ? { name: named[1] as string, address: named[2] as string } : null;
+  if (named) return checked(named[1] as string, named[2] as string);
   // Line breaks would end the header; no other control character belongs in one either.
   if (/\p{Cc}/u.test(value)) return null;
   const mailbox = parseStrictMailbox(value.trim());
@@ -41,16 +48,22 @@ export function parseMailbox(value: string): Mailbox | null {
   // Nodemailer reads the header again when sending: it must find this same, single address.
   const parsed = addressparser(value, { flatten: true });
   if (parsed.length !== 1 || parsed[0]?.address !== mailbox.address) return null;
-  const address = withAsciiDomain(mailbox.address);
-  return address !== null && isAddress(address) ? { name: mailbox.name, address } : null;
+  return checked(mailbox.name, mailbox.address);
+}
+
+/** The mailbox with its domain in ASCII form, when that is a valid address. */
+function checked(name: string, address: string): Mailbox | null {
+  const ascii = withAsciiDomain(address);
+  return ascii !== null && isAddress(ascii) ? { name, address: ascii } : null;
 }
 
 /** The address with its domain in ASCII (punycode) form, as recipients are stored; null when the domain is not one. */
 export function withAsciiDomain(address: string): string | null {
   const at = address.lastIndexOf('@');
   const domain = address.slice(at + 1);
-  // ASCII already: nothing to convert (z.email judges it). A trailing dot is refused as for ASCII.
-  if (!/[^\x20-\x7e]/.test(domain)) return address;
+  // ASCII without an A-label: nothing to convert (isAddress judges it). One with an A-label is
+  // lower-cased as nodemailer writes it (`XN--P1AI` → `xn--p1ai`). A trailing dot is refused as for ASCII.
+  if (!/[^\x20-\x7e]/.test(domain) && !/(?:^|\.)xn--/i.test(domain)) return address;
   const ascii = domain.endsWith('.') ? null : normalizeDomain(domain);
   return at > 0 && ascii ? `${address.slice(0, at)}@${ascii}` : null;
 }
@@ -64,7 +77,8 @@ function parseStrictMailbox(value: string): Mailbox | null {
     name = (quoted[1] as string).replace(/\\(.)/g, '$1');
     address = quoted[2] as string;
   } else if (phrase) {
-    name = (phrase[1] as string).trim();
+    // Runs of white space between a phrase's words are one space (RFC 5322 §3.2.2).
+    name = (phrase[1] as string).trim().replace(/ {2,}/g, ' ');
     address = phrase[2] as string;
   } else if (BARE_ADDRESS.test(value)) {
     name = '';
@@ -75,8 +89,20 @@ function parseStrictMailbox(value: string): Mailbox | null {
   return { name, address };
 }
 
+/**
+ * An ASCII `local@domain` as RFC 5321 §4.1.2 takes it without quotes: a dot-atom local part of
+ * at most 64 octets, and a host name whose labels are letters, digits and inner hyphens of at
+ * most 63 octets (RFC 1035 §2.3.4), with an A-label only when it decodes (RFC 5891 §5.4).
+ */
 function isAddress(address: string): boolean {
-  return address.length <= 254 && emailAddress.safeParse(address).success;
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  if (at <= 0 || address.length > MAX_ADDRESS || local.length > MAX_LOCAL || !DOT_ATOM_LOCAL.test(local)) return false;
+  if (/[^A-Za-z0-9.-]/.test(domain) || domain.endsWith('.')) return false;
+  // normalizeDomain judges the labels (UTS #46, as the domain is also looked up), and an
+  // A-label that is not valid punycode makes it refuse the whole domain.
+  return normalizeDomain(domain) !== null && TLD.test(domain.slice(domain.lastIndexOf('.') + 1));
 }
 
 /** A mailbox as given (for headers) and its bare address (for the envelope). */
