@@ -33,6 +33,8 @@ export interface SmtpSinkOptions {
   auth?: { user: string; pass: string };
   /** Name in the greeting. Default 'sink.test'. */
   name?: string;
+  /** Advertise SIZE with this limit in octets, and refuse a larger declared SIZE= at MAIL. Default: no SIZE. */
+  size?: number;
 }
 
 /** A message the sink accepted. */
@@ -97,6 +99,7 @@ export class SmtpSink {
     const server = new SMTPServer({
       name: this.options.name ?? 'sink.test',
       secure: this.options.implicitTls ?? false,
+      ...(this.options.size !== undefined ? { size: this.options.size } : {}),
       disabledCommands,
       authOptional: !auth,
       allowInsecureAuth: true,

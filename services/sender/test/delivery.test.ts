@@ -327,6 +327,15 @@ describe('Deliverer', () => {
   });
 
   describe('classifying the replies of a real server', () => {
+    it('when the MX advertises a SIZE smaller than the message, then no MAIL is sent and it bounces 5.3.4 (RFC 1870 §6.1)', async () => {
+      const { smtp, direct } = await directSetup({ size: 100 });
+
+      const outcome = await direct.deliver({ envelopeFrom: 'b@mailroom.test', recipient: 'x@example.test', raw: rawMessage('big', `${'y'.repeat(400)}\r\n`) });
+
+      expect(outcome).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { code: null, enhancedCode: '5.3.4' } });
+      expect(smtp.messages).toEqual([]);
+    });
+
     it('when RCPT gets 451 4.7.1 "try again in 120 seconds", then it is deferred with retryAfterSeconds 120', async () => {
       const { direct } = await directSetup({ rcpt: rejectAll(451, '4.7.1 Greylisted, try again in 120 seconds') });
 

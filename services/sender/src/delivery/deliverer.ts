@@ -4,7 +4,7 @@ import { createResolver, DEFAULT_DNS_TIMEOUT_MS, type Logger } from '@mailroom/c
 import type { SMTPPoolOptions } from 'nodemailer';
 import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure, type SmtpResult } from './classify-smtp-result';
 import type { DeliveryOutcome } from './outcome';
-import { RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
+import { hasEightBitBytes, RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';
 import { parseSmarthostUrl, type SmarthostUrl } from './smarthost-url';
 import { type PooledTransport, TransportPool } from './transport-pool';
@@ -220,7 +220,11 @@ function attemptOrder(hosts: MxHost[]): Array<[MxHost, string]> {
 
 async function send(transport: PooledTransport, message: DeliveryRequest, signal: AbortSignal, host: string): Promise<SmtpResult> {
   try {
-    const envelope = { from: message.envelopeFrom, to: [message.recipient] };
+    // Read by nodemailer's SMTP client though not in its types. `size` declares SIZE=<octets> on
+    // MAIL when the next hop offers SIZE, and refuses before MAIL a message larger than the limit
+    // it advertised (RFC 1870 §4, §6.1): without it, all the data went out only to be refused.
+    // `use8BitMime` adds BODY=8BITMIME when the next hop offers 8BITMIME (RFC 6152 §3).
+    const envelope = { from: message.envelopeFrom, to: [message.recipient], size: rawMessageBytes(message.raw), use8BitMime: hasEightBitBytes(message.raw) };
     // The caller's Buffers are streamed as they are: no copy per recipient.
     const parts = { [RAW_PARTS]: message.raw };
     const info = await transport.sendMail(

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { Transform } from 'node:stream';
 import type { PooledTransport } from './transport-pool';
 
@@ -11,6 +12,15 @@ export type RawMessage = readonly Buffer[];
 /** Total size of a message in bytes. */
 export function rawMessageBytes(raw: Buffer | RawMessage): number {
   return Buffer.isBuffer(raw) ? raw.length : raw.reduce((sum, part) => sum + part.length, 0);
+}
+
+/**
+ * True when a byte of the message is outside US-ASCII (a part sent `Content-Transfer-Encoding:
+ * 8bit`, e.g. a forwarded message/rfc822 attachment, which may not be base64-encoded, RFC 2046
+ * §5.2.1): such a message goes with BODY=8BITMIME (RFC 6152 §3).
+ */
+export function hasEightBitBytes(raw: Buffer | RawMessage): boolean {
+  return Buffer.isBuffer(raw) ? !isAscii(raw) : raw.some((part) => !isAscii(part));
 }
 
 /** Where sendMail options carry a message given as parts. */
