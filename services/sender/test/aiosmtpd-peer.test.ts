@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Logger } from '@mailroom/core';
 import { selfSignedCertificate } from '../../../test/support/postfix';
-import { DnsServer, type DnsZone } from '../../../test/support/dns-server';
-import { Deliverer, type DelivererOptions, type DeliveryOutcome } from '../src/delivery';
+import type { Deliverer, DeliveryOutcome } from '../src/delivery';
 import { MessageSkeleton } from '../src/message/build-skeleton';
 import type { OutgoingEmail } from '../src/send-store';
 import { type AiosmtpdConfig, AiosmtpdPeer } from './support/aiosmtpd-peer';
+import { peerDeliverers } from './support/peer-deliverers';
 
 /**
  * The sender's SMTP client against aiosmtpd (Python, python3-aiosmtpd), an SMTP server written
@@ -15,16 +14,7 @@ import { type AiosmtpdConfig, AiosmtpdPeer } from './support/aiosmtpd-peer';
  * (8BITMIME, SMTPUTF8, SIZE; RFC 6152, 6531, 1870), how its replies are classified, STARTTLS.
  */
 
-const silentLogger = (): Logger => {
-  const noop = () => undefined;
-  const make = (): unknown => ({ child: make, trace: noop, debug: noop, info: noop, warn: noop, error: noop, fatal: noop });
-  return make() as Logger;
-};
 
-const MX_ZONE: DnsZone = {
-  'example.test': { MX: [{ preference: 10, exchange: 'mx.example.test' }] },
-  'mx.example.test': { A: ['127.0.0.1'] },
-};
 
 const HEADERS = 'From: a@mailroom.test\r\nTo: x@example.test\r\nSubject: aiosmtpd\r\nMessage-ID: <p@mailroom.test>\r\n\r\n';
 const RAW = Buffer.from(`${HEADERS}Hello.\r\n`);
@@ -58,17 +48,7 @@ describe('the sender against aiosmtpd', () => {
     return started;
   }
 
-  function deliverer(options: Partial<DelivererOptions> & Pick<DelivererOptions, 'mxPort'>): Deliverer {
-    const instance = new Deliverer({ allowPrivateNetworks: true, heloName: 'sender.mailroom.test', logger: silentLogger(), connectionTimeoutMs: 10_000, ...options });
-    cleanups.push(() => instance.close());
-    return instance;
-  }
-
-  async function direct(port: number): Promise<Deliverer> {
-    const nameServer = await new DnsServer({ zone: MX_ZONE }).start();
-    cleanups.push(() => nameServer.stop());
-    return deliverer({ mxPort: port, dnsServers: [nameServer.address] });
-  }
+  const { deliverer, direct } = peerDeliverers(cleanups, 10_000);
 
   const relay = (port: number) => deliverer({ mxPort: 1, outboundSmtpUrl: `smtp://127.0.0.1:${port}` });
 

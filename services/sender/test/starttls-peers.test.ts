@@ -5,9 +5,8 @@ import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
-import type { Logger } from '@mailroom/core';
-import { DnsServer, type DnsZone } from '../../../test/support/dns-server';
-import { Deliverer, type DelivererOptions, type DeliveryOutcome } from '../src/delivery';
+import type { Deliverer, DeliveryOutcome } from '../src/delivery';
+import { peerDeliverers } from './support/peer-deliverers';
 
 /**
  * STARTTLS probes of the sender's SMTP client (the "NO STARTTLS" class, Poddebniak et al.,
@@ -137,18 +136,9 @@ function mxScript(starttls: Action | null, override: (command: string, secure: b
   };
 }
 
-const silentLogger = (): Logger => {
-  const noop = () => undefined;
-  const make = (): unknown => ({ child: make, trace: noop, debug: noop, info: noop, warn: noop, error: noop, fatal: noop });
-  return make() as Logger;
-};
 
 const RAW = Buffer.from('From: a@mailroom.test\r\nTo: x@example.test\r\nSubject: starttls\r\nMessage-ID: <s@mailroom.test>\r\n\r\nHello.\r\n');
 
-const MX_ZONE: DnsZone = {
-  'example.test': { MX: [{ preference: 10, exchange: 'mx.example.test' }] },
-  'mx.example.test': { A: ['127.0.0.1'] },
-};
 
 const READY = '220 2.0.0 Ready to start TLS\r\n';
 
@@ -176,17 +166,7 @@ describe('the sender against STARTTLS peers', () => {
     return started;
   }
 
-  function deliverer(options: Partial<DelivererOptions> & Pick<DelivererOptions, 'mxPort'>): Deliverer {
-    const instance = new Deliverer({ allowPrivateNetworks: true, heloName: 'sender.mailroom.test', logger: silentLogger(), connectionTimeoutMs: 5_000, ...options });
-    cleanups.push(() => instance.close());
-    return instance;
-  }
-
-  async function direct(port: number): Promise<Deliverer> {
-    const nameServer = await new DnsServer({ zone: MX_ZONE }).start();
-    cleanups.push(() => nameServer.stop());
-    return deliverer({ mxPort: port, dnsServers: [nameServer.address] });
-  }
+  const { deliverer, direct } = peerDeliverers(cleanups, 5_000);
 
   const deliver = (d: Deliverer): Promise<DeliveryOutcome> => d.deliver({ envelopeFrom: 'bounces@mailroom.test', recipient: 'x@example.test', raw: RAW });
 
