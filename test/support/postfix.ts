@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../scripts/lib/free-port';
+import { selfSignedCertificate } from './certificate';
 
 /**
  * A private Postfix instance (Debian's `postfix` package: `apt-get install -y postfix`) for
@@ -58,18 +59,6 @@ function run(name: string, args: string[], timeoutMs = 20_000): Promise<{ code: 
       resolve({ code: e ? (typeof e.code === 'number' ? e.code : 1) : 0, output: `${stdout}${stderr}` });
     });
   });
-}
-
-/** Writes a self-signed certificate for `commonName` (openssl) as `cert.pem` and `key.pem` in `dir`. */
-export function selfSignedCertificate(dir: string, commonName: string): { certFile: string; keyFile: string } {
-  const certFile = join(dir, 'cert.pem');
-  const keyFile = join(dir, 'key.pem');
-  execFileSync(
-    'openssl',
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', `/CN=${commonName}`, '-keyout', keyFile, '-out', certFile],
-    { stdio: 'ignore' },
-  );
-  return { certFile, keyFile };
 }
 
 /** One message Postfix delivered into a maildir. */

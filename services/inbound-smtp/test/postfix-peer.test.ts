@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { createTransport } from 'nodemailer';
 import { freePort } from '../../../scripts/lib/free-port';
-import { PrivatePostfix, selfSignedCertificate } from '../../../test/support/postfix';
+import { selfSignedCertificate } from '../../../test/support/certificate';
+import { PrivatePostfix } from '../../../test/support/postfix';
 import { type SendingStack, startSendingStack, waitForEmail } from '../../../test/support/sending';
 import { startTestMx, type TestMx } from './smtp-support';
 

@@ -1,9 +1,10 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx } from './smtp-support';
+import { selfSignedCertificate } from '../../../test/support/certificate';
 
 /**
  * STARTTLS probes of the MX (the "NO STARTTLS" class, Poddebniak et al., USENIX Security 2021):
@@ -26,11 +27,8 @@ describe('STARTTLS on the MX', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mx-starttls-'));
-    execFileSync('/usr/bin/openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=mx.mailroom.test',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    const tlsEnv = { SMTP_TLS_CERT_FILE: join(dir, 'cert.pem'), SMTP_TLS_KEY_FILE: join(dir, 'key.pem') };
+    const { certFile, keyFile } = selfSignedCertificate(dir, 'mx.mailroom.test');
+    const tlsEnv = { SMTP_TLS_CERT_FILE: certFile, SMTP_TLS_KEY_FILE: keyFile };
     database = await createTestDatabase('smtpstarttls');
     mx = await startTestMx({ database, env: tlsEnv });
     strict = await startTestMx({ database, env: { ...tlsEnv, SMTP_IDLE_TIMEOUT_SECONDS: '1', SMTP_MAX_CONNECTIONS_PER_IP: '1' } });

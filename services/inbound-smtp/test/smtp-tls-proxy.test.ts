@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../../../test/support/dat
 import { startHaproxy } from '../../../test/support/haproxy';
 import { MAX_V2_HEADER_BYTES } from '../src/smtp/proxy-header-v2';
 import { expectCode, message, RawSmtp, seedProject, startTestMx, storedRows, type TestMx, until } from './smtp-support';
+import { selfSignedCertificate } from '../../../test/support/certificate';
 
 /** A PROXY protocol v2 header, built by proxy-protocol-js (not by the MX's reader). */
 function v2Header(command: Command, client?: { v4?: number[]; v6?: number[]; port: number }, tlvs?: Buffer): Buffer {
@@ -34,12 +34,9 @@ describe('the MX with a certificate and behind a PROXY-protocol load balancer', 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mx-tls-'));
-    execFileSync('/usr/bin/openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=mx.mailroom.test',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    const { certFile, keyFile } = selfSignedCertificate(dir, 'mx.mailroom.test');
     database = await createTestDatabase('smtptls');
-    tls = await startTestMx({ database, env: { SMTP_TLS_CERT_FILE: join(dir, 'cert.pem'), SMTP_TLS_KEY_FILE: join(dir, 'key.pem') } });
+    tls = await startTestMx({ database, env: { SMTP_TLS_CERT_FILE: certFile, SMTP_TLS_KEY_FILE: keyFile } });
     proxied = await startTestMx({ database, env: { SMTP_PROXY_PROTOCOL: 'true', SMTP_MAX_CONNECTIONS_PER_IP: '1' } });
     await seedProject(tls.pool, ['support@acme.test']);
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { selfSignedCertificate } from '../../../test/support/postfix';
+import { selfSignedCertificate } from '../../../test/support/certificate';
 import type { Deliverer, DeliveryOutcome } from '../src/delivery';
 import { MessageSkeleton } from '../src/message/build-skeleton';
 import type { OutgoingEmail } from '../src/send-store';

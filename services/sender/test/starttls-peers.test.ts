@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, createServer, type Socket } from 'node:net';
@@ -7,6 +6,7 @@ import { join } from 'node:path';
 import { TLSSocket } from 'node:tls';
 import type { Deliverer, DeliveryOutcome } from '../src/delivery';
 import { peerDeliverers } from './support/peer-deliverers';
+import { selfSignedCertificate } from '../../../test/support/certificate';
 
 /**
  * STARTTLS probes of the sender's SMTP client (the "NO STARTTLS" class, Poddebniak et al.,
@@ -139,7 +139,6 @@ function mxScript(starttls: Action | null, override: (command: string, secure: b
 
 const RAW = Buffer.from('From: a@mailroom.test\r\nTo: x@example.test\r\nSubject: starttls\r\nMessage-ID: <s@mailroom.test>\r\n\r\nHello.\r\n');
 
-
 const READY = '220 2.0.0 Ready to start TLS\r\n';
 
 describe('the sender against STARTTLS peers', () => {
@@ -149,11 +148,8 @@ describe('the sender against STARTTLS peers', () => {
 
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'sender-starttls-'));
-    execFileSync('/usr/bin/openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=mx.example.test',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
-    credentials = { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) };
+    const { certFile, keyFile } = selfSignedCertificate(dir, 'mx.example.test');
+    credentials = { key: readFileSync(keyFile), cert: readFileSync(certFile) };
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   afterEach(async () => {
