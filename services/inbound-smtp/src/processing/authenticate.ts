@@ -2,7 +2,7 @@ import { type DNSResolver, authenticate as mailauth } from 'mailauth';
 import { authorDomainsDmarc } from './author-domains-dmarc';
 import { type VerifiedSignature, withWhitespaceBeforeB } from './b-tag-whitespace';
 import { dkimResult, type MailauthSignature } from './dkim-result';
-import { signatureFieldsByB, signatureTags } from './dkim-signature-tags';
+import { signatureFields, signatureFieldsByB, signatureTags } from './dkim-signature-tags';
 import { alignedDmarcResult, dkimAligned, dmarcFromDomain, type MailauthDmarc } from './dmarc-alignment';
 import { createDnsLookup, DEFAULT_DNS_BUDGET_MS } from './dns-resolver';
 import { fieldLines, fieldName, splitHeaderFields } from './message-headers';
@@ -70,7 +70,10 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
     resolver: resolver as DNSResolver,
     disableBimi: true,
   })
-    .then(async (result) => withUnreadableSignatures(await toVerdicts(result, view, resolver as DNSResolver), view))
+    .then(async (result) => {
+      const signatures = signatureFields(view);
+      return withUnreadableSignatures(await toVerdicts(result, signatures, resolver as DNSResolver), signatures);
+    })
     .catch(() => temperrorVerdicts());
   try {
     return await Promise.race([work, giveUp]);
@@ -81,11 +84,11 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
 
 type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
 
-async function toVerdicts(result: MailauthResult, view: Buffer, resolver: DNSResolver): Promise<AuthenticationVerdicts> {
+async function toVerdicts(result: MailauthResult, signatureFieldList: readonly Buffer[], resolver: DNSResolver): Promise<AuthenticationVerdicts> {
   const spf = result.spf || null;
   const dmarc = (result.dmarc || null) as MailauthDmarc | null;
   const arc = result.arc || null;
-  const fields = signatureFieldsByB(view);
+  const fields = signatureFieldsByB(signatureFieldList);
   // An unsigned message yields one "none" result naming no domain: that is an empty list here.
   const signatures = (result.dkim?.results ?? [])
     .filter((signature) => signature.signingDomain)
@@ -131,8 +134,8 @@ function fieldOf(fields: ReadonlyMap<string, Buffer>, signature: MailauthSignatu
  * a broken signature does not look unsigned. Such a signature verifies nothing, so it is never
  * `aligned`.
  */
-function withUnreadableSignatures(verdicts: AuthenticationVerdicts, view: Buffer): AuthenticationVerdicts {
-  const unreadable = unreadableSignatures(view, verdicts.dkim.length, MAX_DKIM_SIGNATURES);
+function withUnreadableSignatures(verdicts: AuthenticationVerdicts, signatureFieldList: readonly Buffer[]): AuthenticationVerdicts {
+  const unreadable = unreadableSignatures(signatureFieldList, verdicts.dkim.length, MAX_DKIM_SIGNATURES);
   if (unreadable.length === 0) return verdicts;
   return { ...verdicts, dkim: [...verdicts.dkim, ...unreadable.map((s) => ({ result: 'permerror' as const, domain: s.domain, selector: s.selector, aligned: false }))] };
 }

@@ -13,11 +13,15 @@ export function signatureTags(field: Buffer): Map<string, string> {
   return tags;
 }
 
-/** The DKIM-Signature fields of a message by their b= (whitespace removed), as mailauth names a result (`signature`). */
-export function signatureFieldsByB(message: Buffer): Map<string, Buffer> {
+/** The DKIM-Signature fields of a message, topmost first. */
+export function signatureFields(message: Buffer): Buffer[] {
+  return splitHeaderFields(message).fields.filter((field) => fieldName(field) === 'dkim-signature');
+}
+
+/** DKIM-Signature fields by their b= (whitespace removed), as mailauth names a result (`signature`). */
+export function signatureFieldsByB(fields: readonly Buffer[]): Map<string, Buffer> {
   const byB = new Map<string, Buffer>();
-  for (const field of splitHeaderFields(message).fields) {
-    if (fieldName(field) !== 'dkim-signature') continue;
+  for (const field of fields) {
     const b = signatureTags(field).get('b');
     if (b && !byB.has(b)) byB.set(b, field);
   }

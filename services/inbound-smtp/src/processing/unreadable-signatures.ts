@@ -1,5 +1,4 @@
 import { signatureTags } from './dkim-signature-tags';
-import { fieldName, splitHeaderFields } from './message-headers';
 
 /** A DKIM-Signature mailauth did not verify because it could not read it. */
 export interface UnreadableSignature {
@@ -14,7 +13,7 @@ const HASH_ALGORITHMS = new Set(['sha256', 'sha1']);
 const CANONICALIZATIONS = new Set(['relaxed', 'simple']);
 
 /**
- * The DKIM-Signature fields of `view` (at most `max`, the topmost, as mailauth is shown them)
+ * Of the message's DKIM-Signature fields (`fields`, topmost first; at most `max`, as mailauth is shown them), those
  * that mailauth skips: a missing `d=` or `s=`, an algorithm or canonicalization it does not
  * know, or a field that is not a tag list at all. RFC 6376 §6.1.1 makes such a signature a
  * PERMFAIL, which RFC 8601 reports as `permerror`; mailauth leaves it out of its results.
@@ -22,9 +21,8 @@ const CANONICALIZATIONS = new Set(['relaxed', 'simple']);
  * add up (a field read differently than mailauth reads it), each missing signature is reported
  * with a null domain and selector rather than guessed.
  */
-export function unreadableSignatures(view: Buffer, verified: number, max: number): UnreadableSignature[] {
-  const { fields } = splitHeaderFields(view);
-  const signatures = fields.filter((field) => fieldName(field) === 'dkim-signature').slice(0, max);
+export function unreadableSignatures(fields: readonly Buffer[], verified: number, max: number): UnreadableSignature[] {
+  const signatures = fields.slice(0, max);
   const missing = signatures.length - verified;
   if (missing <= 0) return [];
   const skipped = signatures.map(signatureTags).filter((tags) => isSkipped(tags));
