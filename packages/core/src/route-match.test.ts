@@ -1,4 +1,4 @@
-import { normalizeRouteMatch, routeCandidates } from './route-match';
+import { normalizeDomain, normalizeRouteMatch, routeCandidates } from './route-match';
 
 describe('route matches', () => {
   test.each([
@@ -52,5 +52,33 @@ describe('route matches', () => {
     `${'ü'.repeat(33)}@acme.test`, // 66 octets in UTF-8
   ])('the recipient %j is not routable', (input) => {
     expect(routeCandidates(input)).toEqual([]);
+  });
+});
+
+describe('domains (UTS #46, with the Bidi and joiner rules)', () => {
+  test.each([
+    ['אב.example', 'xn--4dbc.example'], // right to left throughout
+    ['א0.example', 'xn--0-zhc.example'], // an RTL label may end in a European digit (RFC 5893 rule 6)
+    ['mail.אב.example', 'mail.xn--4dbc.example'], // LTR labels beside it start and end with letters
+    ['مثال.example', 'xn--mgbh0fb.example'],
+    ['XN--BCHER-KVA.Example', 'xn--bcher-kva.example'],
+    ['ab--cd.example', 'ab--cd.example'], // hyphens in positions 3–4 of an ASCII label
+    ['\u0915\u094d\u200d\u0937.example', 'xn--11b2ezcw70k.example'], // ZWJ after a virama is allowed (RFC 5892 A.2)
+  ])('%j is %j', (input, ascii) => {
+    expect(normalizeDomain(input)).toBe(ascii);
+  });
+
+  test.each([
+    ['1א.example', 'an RTL label starting with a digit (rule 1)'],
+    ['aא.example', 'an LTR letter in an RTL label (rule 2)'],
+    ['אa.example', 'an RTL label ending in an LTR letter (rule 3)'],
+    ['ا١۱.example', 'Arabic-Indic and European digits mixed (rule 4)'],
+    ['אב.1x.example', 'a label of a Bidi domain name starting with a digit (rule 1 applies to every label)'],
+    ['a\u200db.example', 'a ZWJ with no virama before it (RFC 5892 A.2)'],
+    ['a\u200cb.example', 'a ZWNJ with no joining context (RFC 5892 A.1)'],
+    ['xn--a.example', 'an A-label that is not Punycode'],
+    ['exa_mple.example', 'an underscore (STD3)'],
+  ])('%j is refused: %s', (input) => {
+    expect(normalizeDomain(input)).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { domainToASCII } from 'node:url';
+import { toASCII } from 'tr46';
 
 /**
  * Inbound routing rules (DESIGN §7), in one place for the API that stores routes and the MX
@@ -21,14 +21,21 @@ const A_LABEL = /(?:^|\.)xn--/i;
 const MAX_LOCAL_OCTETS = 64;
 const MAX_ADDRESS_OCTETS = 254;
 
+// UTS #46 processing as WHATWG URL does it (nontransitional, hyphens in positions 3–4 allowed),
+// plus the checks Node's domainToASCII leaves out: the RFC 5893 Bidi rule over the whole name
+// (`1א.example` and `א.1x.example` are not host names) and RFC 5892's context rules for the
+// zero-width joiners; STD3 rules keep a label to letters, digits and hyphens.
+const UTS46 = { checkBidi: true, checkJoiners: true, checkHyphens: false, useSTD3ASCIIRules: true, transitionalProcessing: false, verifyDNSLength: true } as const;
+
 /** A domain in its lower-case ASCII (punycode) form, or null when it is not a host name. */
 export function normalizeDomain(domain: string): string | null {
-  // domainToASCII silently drops tabs, CR and LF ("acme.test\r\nx" → "acme.testx").
+  // UTS #46 maps some characters away ("acme.test\r\nx" would not be a name at all, but a
+  // converter that drops them would make it "acme.testx"): controls and white space are refused first.
   if (/[\s\p{Cc}]/u.test(domain.trim())) return null;
   const name = domain.trim().replace(/\.$/, '');
   // Letters, digits, dots and hyphens with no A-label: UTS #46 would only lower-case it (the
   // common case, which skips the conversion); anything else is converted and A-labels checked.
-  const ascii = (LDH_NAME.test(name) && !A_LABEL.test(name) ? name : domainToASCII(name)).toLowerCase();
+  const ascii = (LDH_NAME.test(name) && !A_LABEL.test(name) ? name : toASCII(name, UTS46))?.toLowerCase();
   if (!ascii || ascii.length > 253) return null;
   const labels = ascii.split('.');
   return labels.length >= 2 && labels.every((label) => LABEL.test(label)) ? ascii : null;

@@ -174,6 +174,11 @@ export const ADDRESS_CORPUS: readonly AddressCase[] = [
   ['punycode not NFC', 'ana@xn--bcher-zxa.example'],
   ['IDN arabic', 'ana@مثال.example'],
   ['IDN Hebrew with digit', 'ana@1א.example'],
+  ['IDN Hebrew with Latin letter', 'ana@aא.example'],
+  ['IDN Hebrew ending in digit', 'ana@אב0.example'],
+  ['IDN Arabic with both digit kinds', 'ana@ا١۱.example'],
+  ['IDN Hebrew beside a digit-led label', 'ana@אב.1x.example'],
+  ['IDN Hebrew beside an ASCII label', 'ana@mail.אב.example'],
 
   // Internationalized local parts.
   ['UTF-8 local', 'jürgen@example.com'],

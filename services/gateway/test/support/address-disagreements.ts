@@ -45,7 +45,7 @@ export const ALLOWED_ADDRESS_DISAGREEMENTS: readonly AllowedDisagreement[] = [
   { message: 'TLD with digit', fields: ['accepted'], reason: TLD },
   { message: 'IDN emoji', fields: ['accepted'], reason: IDNA_SYMBOL },
   { message: 'IDN symbol', fields: ['accepted'], reason: IDNA_SYMBOL },
-  { message: 'IDN Hebrew with digit', fields: ['accepted'], reason: 'ours is lax (known gap): the RFC 5893 Bidi rule is not checked (Node’s domainToASCII skips it); no registry issues such a label, so it only fails at delivery' },
+  { message: 'IDN Hebrew beside a digit-led label', fields: ['accepted'], reason: 'RFC 5893 §2: the Bidi rule applies to every label of a Bidi domain name (one with an RTL label), and rule 1 refuses a label that starts with a digit, as UTS #46 CheckBidi does; Python’s idna checks only the labels that hold RTL characters' },
   { message: 'UTF-8 local', fields: ['accepted'], reason: SMTPUTF8 },
   { message: 'UTF-8 local cyrillic', fields: ['accepted'], reason: SMTPUTF8 },
   { message: 'UTF-8 local and domain', fields: ['accepted'], reason: SMTPUTF8 },

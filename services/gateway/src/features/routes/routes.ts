@@ -10,7 +10,7 @@ import { changeRoute, createRoute, getRoute, listProjectRoutes, removeRoute } fr
 
 // An address is at most 254 characters; a little more leaves room for `*@` and spaces to trim.
 const MAX_MATCH_INPUT = 300;
-// Node's domainToASCII silently drops tabs and line breaks inside a domain; refuse them first.
+// UTS #46 maps some characters away, so a tab or line break inside a domain is refused first.
 const INNER_SPACE_OR_CONTROL = /\S[\s\p{Cc}]+\S/u;
 
 const matchField = z
