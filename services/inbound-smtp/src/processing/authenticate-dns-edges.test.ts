@@ -71,6 +71,9 @@ const zone: DnsZone = {
   'nested.test': { TXT: ['v=spf1 include:_spf.nested.test -all'] },
   '_spf.nested.test': { TXT: ['v=spf1 a:hosts.down.test -all'] },
   'ptrfirst.test': { TXT: [`v=spf1 ptr ip4:${SENDER_IP} -all`] },
+  // An internationalized domain (exämple.test), as DNS holds it: in A-labels (RFC 8616).
+  'xn--exmple-cua.test': { TXT: [`v=spf1 ip4:${SENDER_IP} -all`] },
+  '_dmarc.xn--exmple-cua.test': { TXT: ['v=DMARC1; p=reject'] },
   // Key lookups DNS fails, or that find nothing.
   'broken.test': { TXT: [`v=spf1 ip4:${SENDER_IP} -all`] },
 };
@@ -115,6 +118,27 @@ describe('mail authentication through DNS edge cases', () => {
 
       expect(verdicts.spf).toEqual({ result: 'pass', domain: 'many.test' });
       expect(dns.tcpQueries).toContainEqual({ name: 'many.test', type: 'TXT' });
+    });
+  });
+
+  describe('internationalized domains (SMTPUTF8, RFC 8616)', () => {
+    test('when the envelope sender and From have a U-label domain, then SPF looks up its A-label and passes, and DMARC passes aligned on it', async () => {
+      const message = Buffer.from('From: Zoë <zoë@exämple.test>\r\nTo: inbox@acme.test\r\nSubject: IDN\r\n\r\nHello.\r\n');
+
+      const { verdicts, dns } = await judge(message, 'zoë@exämple.test');
+
+      expect(verdicts.spf).toEqual({ result: 'pass', domain: 'xn--exmple-cua.test' });
+      expect(verdicts.dmarc).toEqual({ result: 'pass', policy: 'reject', domain: 'xn--exmple-cua.test' });
+      expect(dns.queries).toContainEqual({ name: 'xn--exmple-cua.test', type: 'TXT' });
+    });
+
+    test('when a U-label sender comes from an address its SPF record does not list, then SPF fails on the A-label and DMARC fails', async () => {
+      const message = Buffer.from('From: zoë@exämple.test\r\nTo: inbox@acme.test\r\nSubject: IDN\r\n\r\nHello.\r\n');
+
+      const { verdicts } = await judge(message, 'zoë@exämple.test', {}, STRANGER_IP);
+
+      expect(verdicts.spf).toEqual({ result: 'fail', domain: 'xn--exmple-cua.test' });
+      expect(verdicts.dmarc.result).toBe('fail');
     });
   });
 

@@ -1,3 +1,4 @@
+import { normalizeDomain } from '@mailroom/core';
 import { type DNSResolver, authenticate as mailauth } from 'mailauth';
 import { authorDomainsDmarc } from './author-domains-dmarc';
 import { type VerifiedSignature, withWhitespaceBeforeB } from './b-tag-whitespace';
@@ -64,8 +65,8 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
   const view = authenticationView(raw);
   const work = mailauth(view, {
     ip: options.remoteAddress ?? undefined,
-    helo: options.helo ?? undefined,
-    sender: options.mailFrom,
+    helo: options.helo === null ? undefined : asciiDomain(options.helo),
+    sender: asciiSenderDomain(options.mailFrom),
     mta: options.mta,
     resolver: resolver as DNSResolver,
     disableBimi: true,
@@ -83,6 +84,24 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
 }
 
 type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
+
+// Only what holds a byte outside ASCII needs converting.
+const NON_ASCII = /\P{ASCII}/u;
+
+/** A domain in A-labels when it is an internationalized one, else as it came (an address literal, a name that is no host name). */
+function asciiDomain(domain: string): string {
+  return NON_ASCII.test(domain) ? (normalizeDomain(domain) ?? domain) : domain;
+}
+
+/**
+ * The envelope sender with its domain in A-labels (the local part as it came): SPF looks up and
+ * names the domain that way (RFC 8616 §3). mailauth sends no query for a U-label domain, so an
+ * SMTPUTF8 sender `zoë@exämple.org` was `none` where `xn--exmple-cua.org`'s record passes it.
+ */
+function asciiSenderDomain(mailFrom: string): string {
+  const at = mailFrom.lastIndexOf('@');
+  return at < 0 ? mailFrom : `${mailFrom.slice(0, at + 1)}${asciiDomain(mailFrom.slice(at + 1))}`;
+}
 
 async function toVerdicts(result: MailauthResult, signatureFieldList: readonly Buffer[], resolver: DNSResolver): Promise<AuthenticationVerdicts> {
   const spf = result.spf || null;
