@@ -24,6 +24,9 @@ describe('the backlog gauges', () => {
     expect(sample(first, 'mailroom_queue_due_items', 'send')).toBe('7');
     expect(sample(first, 'mailroom_queue_due_items', 'inbound')).toBe('0');
     expect(sample(first, 'mailroom_queue_oldest_due_age_seconds', 'send')).toBe('12.5');
+    // No failure yet, and each queue's failure count is there at 0 (so increase() sees the first).
+    expect(sample(first, 'mailroom_queue_backlog_read_failures_total', 'send')).toBe('0');
+    expect(sample(first, 'mailroom_queue_backlog_read_failures_total', 'inbound')).toBe('0');
     // Two gauges, two queues, one read per queue.
     expect(reads.sort()).toEqual(['inbound', 'send']);
     due = 9;

@@ -64,6 +64,11 @@ export function registerBacklogMetrics(registry: Registry, options: BacklogMetri
       await Promise.all(options.queues.map(reading));
     },
   });
+  // Every queue's series exists from the start at 0, so increase() (MailroomBacklogUnreadable)
+  // sees the first failure: a series first scraped at 1 has no earlier sample to rise from,
+  // and Prometheus showed the alert's selector with no data at all on a healthy run
+  // (test/deploy/prometheus-peer.test.ts).
+  for (const queue of options.queues) failures.inc({ queue }, 0);
   const collectInto = async (gauge: Gauge<'queue'>, pick: (r: BacklogReading) => number) => {
     const readings = await Promise.all(options.queues.map(async (queue) => [queue, await reading(queue)] as const));
     gauge.reset();
