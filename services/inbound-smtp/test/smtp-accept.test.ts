@@ -11,7 +11,8 @@ async function rcptReply(port: number, to: string): Promise<string> {
   const smtp = await RawSmtp.open(port);
   await smtp.reply();
   await smtp.command('EHLO client.example.test');
-  await smtp.command('MAIL FROM:<ann@example.test>');
+  // A UTF-8 address needs a transaction begun with SMTPUTF8 (RFC 6531 §3.4; else 553 5.6.7).
+  await smtp.command(`MAIL FROM:<ann@example.test>${/\P{ASCII}/u.test(to) ? ' SMTPUTF8' : ''}`);
   const reply = await smtp.command(`RCPT TO:<${to}>`);
   smtp.end();
   return reply;

@@ -1,5 +1,5 @@
-import { normalizeDomain } from '@mailroom/core';
 import { type DNSResolver, authenticate as mailauth } from 'mailauth';
+import { asciiDomain } from './ascii-domain';
 import { authorDomainsDmarc } from './author-domains-dmarc';
 import { type VerifiedSignature, withWhitespaceBeforeB } from './b-tag-whitespace';
 import { dkimResult, type MailauthSignature } from './dkim-result';
@@ -84,14 +84,6 @@ export async function authenticateMessage(raw: Buffer, options: AuthenticateOpti
 }
 
 type MailauthResult = Awaited<ReturnType<typeof mailauth>>;
-
-// Only what holds a byte outside ASCII needs converting.
-const NON_ASCII = /\P{ASCII}/u;
-
-/** A domain in A-labels when it is an internationalized one, else as it came (an address literal, a name that is no host name). */
-function asciiDomain(domain: string): string {
-  return NON_ASCII.test(domain) ? (normalizeDomain(domain) ?? domain) : domain;
-}
 
 /**
  * The envelope sender with its domain in A-labels (the local part as it came): SPF looks up and

@@ -1,4 +1,5 @@
 import { type DNSResolver, dmarc as mailauthDmarc } from 'mailauth';
+import { authorDomain, isInternationalized } from './ascii-domain';
 import { alignedDmarcResult, type MailauthDmarc } from './dmarc-alignment';
 
 /** The DMARC verdict for the message, as authenticate.ts stores it. */
@@ -27,12 +28,14 @@ const rank = (verdict: DmarcVerdict) => POLICY_RANK[verdict.policy ?? ''] ?? 0;
  * checks that fail". So each distinct domain is checked (mailauth's dmarc on the identifiers that
  * passed, strict alignment by alignedDmarcResult), and the verdict is the failing check with the
  * strictest policy; failing none, a temperror if any, then the passing check with the strictest
- * policy; else `none` for the first domain. Null for fewer than two addresses (mailauth's own
- * verdict stands).
+ * policy; else `none` for the first domain. A single address is checked here too when its
+ * domain is internationalized (authorDomain: mailauth would look up a name that is not its
+ * A-label form, and strict alignment would compare a U-label with A-label identifiers); for any
+ * other single address this is null and mailauth's own verdict stands. Domains are named in A-labels.
  */
 export async function authorDomainsDmarc(addresses: readonly string[], identifiers: PassingIdentifiers, resolver: DNSResolver): Promise<DmarcVerdict | null> {
-  if (addresses.length < 2) return null;
-  const domains = [...new Set(addresses.map((address) => address.slice(address.lastIndexOf('@') + 1).toLowerCase().replace(/\.$/, '')).filter(Boolean))];
+  if (addresses.length === 0 || (addresses.length === 1 && !isInternationalized(addresses[0] as string))) return null;
+  const domains = [...new Set(addresses.map(authorDomain).filter(Boolean))];
   const verdicts = await Promise.all(domains.map((domain) => checkDomain(domain, identifiers, resolver)));
   const byPolicy = (result: string) => verdicts.filter((v) => v.result === result).sort((a, b) => rank(b) - rank(a))[0];
   return byPolicy('fail') ?? byPolicy('temperror') ?? byPolicy('pass') ?? { result: 'none', policy: null, domain: domains[0] ?? null };

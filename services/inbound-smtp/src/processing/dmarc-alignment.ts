@@ -1,3 +1,5 @@
+import { authorDomain } from './ascii-domain';
+
 /** What this module reads of mailauth's DMARC result (mailauth 4.13 `dmarc`). */
 export interface MailauthDmarc {
   status: { result: string; header?: { from?: string; d?: string } };
@@ -64,5 +66,6 @@ export function dmarcFromDomain(dmarc: MailauthDmarc | null, headerFrom: readonl
   if (headerFrom?.length !== 1) return null;
   const address = headerFrom[0] ?? '';
   const at = address.lastIndexOf('@');
-  return at >= 0 && at < address.length - 1 ? lower(address.slice(at + 1)) : null;
+  // In A-labels (authorDomain), as a found record's name is.
+  return at >= 0 && at < address.length - 1 ? authorDomain(address) : null;
 }

@@ -24,6 +24,8 @@ export function createProcessingMetrics(registry: Registry, options: { pool: Poo
     labelNames: ['result'],
     registers: [registry],
   });
+  // Both series from the start at 0, so rate() sees the first message of each (prometheus-peer.test.ts).
+  for (const result of ['stored', 'failed']) processed.inc({ result }, 0);
   const outcomes = createDeliveryOutcomeCounter(registry, { feedback: ['bounced', 'deferred', 'complained'] });
   const countRecovered = createReconcilerCounter(registry, 'inbound');
   registerBacklogMetrics(registry, { queues: ['inbound'], read: () => readBacklog(options.pool, 'inbound'), logger: options.logger });

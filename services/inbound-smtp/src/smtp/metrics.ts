@@ -1,40 +1,39 @@
 import { Counter, type Registry } from 'prom-client';
 
+// Why a connection, recipient or message is refused: the `reason` label of each counter.
+const CONNECTION_REFUSALS = ['per_ip_limit', 'shutting_down'] as const;
+const RECIPIENT_REFUSALS = ['unknown_recipient', 'too_many_unknown_recipients', 'unavailable'] as const;
+const MESSAGE_REFUSALS = ['size', 'line_too_long', 'aborted', 'unavailable'] as const;
+
 /** Why a connection, recipient or message was refused; the `reason` label of the counters. */
-export type RefusalReason =
-  | 'per_ip_limit'
-  | 'shutting_down'
-  | 'unknown_recipient'
-  | 'too_many_unknown_recipients'
-  | 'size'
-  | 'line_too_long'
-  | 'aborted'
-  | 'unavailable';
+export type RefusalReason = (typeof CONNECTION_REFUSALS | typeof RECIPIENT_REFUSALS | typeof MESSAGE_REFUSALS)[number];
+
+/**
+ * A counter by `reason` with every reason's series there from the start at 0: Prometheus's
+ * rate() and increase() see a first refusal only as a rise from an earlier sample, and the
+ * dashboard's refusal panels would show no data, not 0, on an MX that refused nothing yet
+ * (test/deploy/prometheus-peer.test.ts).
+ */
+function refusalCounter(name: string, help: string, reasons: readonly RefusalReason[], registers: Registry[]): Counter<'reason'> {
+  const counter = new Counter({ name, help, labelNames: ['reason'], registers });
+  for (const reason of reasons) counter.inc({ reason }, 0);
+  return counter;
+}
 
 /** The MX's counters, on the ops server's /metrics. */
 export function createInboundMetrics(registry: Registry) {
   const registers = [registry];
   return {
     connections: new Counter({ name: 'mailroom_inbound_smtp_connections_total', help: 'SMTP connections greeted.', registers }),
-    connectionsRefused: new Counter({
-      name: 'mailroom_inbound_smtp_connections_refused_total',
-      help: 'SMTP connections refused at connect, by reason.',
-      labelNames: ['reason'],
-      registers,
-    }),
-    recipientsRefused: new Counter({
-      name: 'mailroom_inbound_smtp_recipients_refused_total',
-      help: 'RCPT TO commands refused, by reason.',
-      labelNames: ['reason'],
-      registers,
-    }),
+    connectionsRefused: refusalCounter('mailroom_inbound_smtp_connections_refused_total', 'SMTP connections refused at connect, by reason.', CONNECTION_REFUSALS, registers),
+    recipientsRefused: refusalCounter('mailroom_inbound_smtp_recipients_refused_total', 'RCPT TO commands refused, by reason.', RECIPIENT_REFUSALS, registers),
     messagesAccepted: new Counter({ name: 'mailroom_inbound_smtp_messages_accepted_total', help: 'Messages stored and answered 250.', registers }),
-    messagesRefused: new Counter({
-      name: 'mailroom_inbound_smtp_messages_refused_total',
-      help: 'Messages refused after DATA (or lost mid-DATA), by reason.',
-      labelNames: ['reason'],
+    messagesRefused: refusalCounter(
+      'mailroom_inbound_smtp_messages_refused_total',
+      'Messages refused after DATA (or lost mid-DATA), by reason.',
+      MESSAGE_REFUSALS,
       registers,
-    }),
+    ),
     bytesStored: new Counter({ name: 'mailroom_inbound_smtp_stored_bytes_total', help: 'Bytes of raw messages stored (once per message).', registers }),
   };
 }

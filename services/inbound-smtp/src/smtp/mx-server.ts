@@ -4,6 +4,7 @@ import type { TLSSocket } from 'node:tls';
 import { SMTPServer } from 'smtp-server';
 import { SMTPConnection, type SMTPConnectionOptions } from 'smtp-server/lib/smtp-connection';
 import { readProxyHeaderV2 } from './proxy-header-v2';
+import { hasNonAsciiPath, smtpUtf8Required } from './smtputf8-paths';
 
 type ParsedAddress = ReturnType<SMTPConnection['_parseAddressCommand']>;
 type CommandHandler = NonNullable<ReturnType<SMTPConnection['_getHandler']>>;
@@ -55,7 +56,8 @@ function hasParameters(command: Buffer): boolean {
 /**
  * smtp-server's connection, with what RFC 5321 and 6531 ask of an MX that the library does not
  * do: quoted local parts with spaces (`"john doe"@x`), 501 for an address of bytes that are not
- * UTF-8, 502 for commands known but not implemented (and the end of the connection after BDAT),
+ * UTF-8, 553 5.6.7 for a UTF-8 address in a transaction without SMTPUTF8 (RFC 6531 §3.4), 502
+ * for commands known but not implemented (and the end of the connection after BDAT),
  * 501 for DATA or RSET with parameters, trailing white space tolerated after a command, a VRFY
  * reply that claims nothing, and handler errors whose text carries its own enhanced status code.
  */
@@ -95,6 +97,36 @@ class MxConnection extends SMTPConnection {
     const line = command.toString('latin1');
     const trimmed = line.replace(TRAILING_WHITE_SPACE, '');
     super._onCommand(trimmed.length === line.length ? command : Buffer.from(trimmed, 'latin1'), callback);
+  }
+
+  /** RFC 6531 §3.4: a UTF-8 reverse-path only with the SMTPUTF8 parameter on this MAIL (553 5.6.7). */
+  override handler_MAIL(command: Buffer, callback: () => void): void {
+    // The path is looked at first (nearly every line is ASCII, and this is the MX's hot path);
+    // a nested MAIL or a syntax error: the library's 503 or 501 comes first.
+    if (hasNonAsciiPath(command) && !this.session.envelope.mailFrom) {
+      const parsed = this._parseAddressCommand('mail from', command);
+      if (parsed && !declaresSmtpUtf8(parsed)) {
+        this.refuseNonAsciiPath(callback);
+        return;
+      }
+    }
+    super.handler_MAIL(command, callback);
+  }
+
+  /** RFC 6531 §3.4: a UTF-8 forward-path only in a transaction begun with SMTPUTF8 (553 5.6.7). */
+  override handler_RCPT(command: Buffer, callback: () => void): void {
+    // The accepted MAIL's own parameters, not the library's envelope flag, which a refused MAIL sets too.
+    const mailFrom = this.session.envelope.mailFrom;
+    // Out of sequence or a syntax error: the library's 503 or 501 comes first.
+    if (hasNonAsciiPath(command) && mailFrom && !declaresSmtpUtf8(mailFrom) && this._parseAddressCommand('rcpt to', command)) this.refuseNonAsciiPath(callback);
+    else super.handler_RCPT(command, callback);
+  }
+
+  /** Answers 553 5.6.7: a path with characters outside ASCII in a transaction without SMTPUTF8. */
+  private refuseNonAsciiPath(callback: () => void): void {
+    const refused = smtpUtf8Required();
+    this.send(refused.responseCode, refused.message);
+    callback();
   }
 
   /** RFC 5321 §4.1.1.4: `DATA` CRLF takes no parameters (501); the library went into DATA anyway. */
@@ -138,6 +170,11 @@ class MxConnection extends SMTPConnection {
     const address = local + parsed.address.slice(PLACEHOLDER.length);
     return Buffer.byteLength(address) <= MAX_ADDRESS_OCTETS ? { ...parsed, address } : false;
   }
+}
+
+/** Whether a MAIL FROM carried the SMTPUTF8 parameter (smtp-server upper-cases the names). */
+function declaresSmtpUtf8(mailFrom: { args: object | false }): boolean {
+  return mailFrom.args !== false && (mailFrom.args as Record<string, unknown>).SMTPUTF8 === true;
 }
 
 type ProxyCallback = Parameters<SMTPServer['_handleProxy']>[1];
