@@ -1,6 +1,6 @@
-import { createServer } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { type RunningTracking, startTracking } from '../../services/tracking/src/start-tracking';
+import { freePort } from '../support/free-port';
 import { createKey } from '../support/gateway';
 import type { ApiClient } from '../support/http';
 import { waitForEmail } from '../support/sending';
@@ -11,14 +11,6 @@ import { apiAsPage, type DashboardStack, startDashboardStack } from './support/s
 jest.setTimeout(90_000);
 
 /** A port free right now, for the tracking service (its URL goes into the sender's config before it starts). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /** Goes to a page through the navigation's link, as a person would, and waits for its heading. */
 async function openFromNavigation(page: Page, label: string, heading: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: label, exact: true }).click();

@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { parser } from '@prometheus-io/lezer-promql';
 import { stringify as toYaml } from 'yaml';
+import { freePort } from '../../support/free-port';
 import { until } from '../../support/until';
 
 /**
@@ -13,8 +13,8 @@ import { until } from '../../support/until';
  * and unit tests, and a real server scraping the running services.
  */
 
-export const PROMTOOL = process.env.PROMTOOL ?? '/usr/bin/promtool';
-export const PROMETHEUS = process.env.PROMETHEUS ?? '/usr/bin/prometheus';
+export const PROMTOOL = '/usr/bin/promtool';
+export const PROMETHEUS = '/usr/bin/prometheus';
 
 /** Throws with the command that installs them when promtool or prometheus is missing. */
 export function requirePrometheusBinaries(): void {
@@ -43,16 +43,6 @@ export function promtool(args: string[], input?: string): ToolResult {
 export function checkMetrics(exposition: string): ToolResult & { findings: string[] } {
   const result = promtool(['check', 'metrics'], exposition);
   return { ...result, findings: result.output.split('\n').map((l) => l.trim()).filter(Boolean) };
-}
-
-/** A TCP port nothing listened on a moment ago, on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** The vector selectors of a PromQL expression as written (`metric{label="v"}`), by Prometheus's own grammar. */
