@@ -30,6 +30,8 @@ export interface TrackingRequestDeps {
   record(hit: EngagementHit): void;
   /** Take the client address from X-Forwarded-For's last entry (TRACKING_TRUST_PROXY). */
   trustProxy: boolean;
+  /** Writes a pixel's or redirect's answer (EndOfTurnAnswers: at the end of the event loop's turn). */
+  answer(res: ServerResponse, status: number, headers: readonly string[], body?: Buffer): void;
   /** Counts answered requests by route and outcome (`bot`: recorded as `is_bot` from its user agent or address). */
   count(route: 'open' | 'click', outcome: TrackingOutcome): void;
 }
@@ -50,8 +52,8 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
     return true;
   }
   const target = deps.tokens.verify(tokenOf(path));
-  const location = target?.kind === 'click' ? redirectLocation(target.url) : null;
-  if (target === null || target.kind !== route || (target.kind === 'click' && location === null)) {
+  const redirect = target?.kind === 'click' ? redirectHeaders(target) : null;
+  if (target === null || target.kind !== route || (target.kind === 'click' && redirect === null)) {
     deps.count(route, 'not_found');
     sendError(res, new MailroomError('not_found', 'No such tracking link.'));
     return true;
@@ -59,14 +61,24 @@ export function handleTrackingRequest(deps: TrackingRequestDeps, req: IncomingMe
   const hit = req.method === 'GET' ? hitOf(deps, req, target) : null;
   if (hit) deps.record(hit);
   deps.count(route, hit === null ? 'head' : hit.isBot ? 'bot' : 'ok');
-  if (target.kind === 'open') {
-    res.writeHead(200, PIXEL_HEADERS);
-    res.end(req.method === 'GET' ? PIXEL_GIF : undefined);
-  } else {
-    res.writeHead(302, ['location', location as string, ...REDIRECT_HEADERS]);
-    res.end();
-  }
+  if (target.kind === 'open') deps.answer(res, 200, PIXEL_HEADERS, req.method === 'GET' ? PIXEL_GIF : undefined);
+  else deps.answer(res, 302, redirect as readonly string[]);
   return true;
+}
+
+// A click target's redirect headers, made once per target: VerifiedTokens hands out the same
+// target for a token it has seen, so a link clicked again costs a lookup.
+const redirects = new WeakMap<TrackingTarget, readonly string[] | null>();
+
+/** The headers of a click's 302 (its Location first), or null when its link is no http(s) URL. */
+function redirectHeaders(target: TrackingTarget & { kind: 'click' }): readonly string[] | null {
+  let headers = redirects.get(target);
+  if (headers === undefined) {
+    const location = redirectLocation(target.url);
+    headers = location === null ? null : ['location', location, ...REDIRECT_HEADERS];
+    redirects.set(target, headers);
+  }
+  return headers;
 }
 
 /**
@@ -88,11 +100,12 @@ function tokenOf(path: string): string {
 function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: TrackingTarget): EngagementHit {
   const userAgent = req.headers['user-agent']?.slice(0, MAX_USER_AGENT) || null;
   const ipAddress = clientAddress(req, deps.trustProxy);
+  // Every hit has the same fields (link undefined for an open), so V8 keeps one shape for them.
   return {
     kind: target.kind,
     emailId: target.emailId,
     recipientId: target.recipientId,
-    ...(target.kind === 'click' ? { link: target.url } : {}),
+    link: target.kind === 'click' ? target.url : undefined,
     ipAddress,
     userAgent,
     isBot: deps.bots.byRequest(userAgent, ipAddress) !== null,

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   answerClientError,
@@ -19,6 +19,7 @@ import {
 import { type Backends, connectBackends, type EngagementHit, recordEngagement } from '@mailroom/db';
 import { Counter, Gauge } from 'prom-client';
 import { BotRules } from './bot-rules';
+import { EndOfTurnAnswers } from './end-of-turn';
 import { EngagementBuffer } from './engagement-buffer';
 import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
 import { Lru } from './lru';
@@ -110,10 +111,19 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   } });
 
   const tokens = new VerifiedTokens(new TrackingTokens(deriveKey(secretKey, 'tracking')));
+  // A request handler that throws would otherwise take the process, and every buffered hit's
+  // answer with it, down: this request gets a 500 and the others go on.
+  const failed = (err: unknown, res: ServerResponse) => {
+    logger.error({ err }, 'tracking request failed');
+    if (res.headersSent) res.destroy();
+    else sendError(res, new MailroomError('internal_server_error', 'The tracking link could not be answered.'));
+  };
+  const answers = new EndOfTurnAnswers(failed);
   const deps = {
     tokens,
     bots,
     record: (hit: EngagementHit) => buffer.add(hit),
+    answer: answers.answer.bind(answers),
     trustProxy: config.trackingTrustProxy,
     count: (route: 'open' | 'click', outcome: TrackingOutcome) => {
       answered[route][outcome] += 1;
@@ -133,11 +143,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     try {
       if (handleTrackingRequest(deps, req, res)) return;
     } catch (err) {
-      // A request handler that throws would otherwise take the process, and every buffered hit's
-      // answer with it, down: this request gets a 500 and the others go on.
-      logger.error({ err }, 'tracking request failed');
-      if (res.headersSent) res.destroy();
-      else sendError(res, new MailroomError('internal_server_error', 'The tracking link could not be answered.'));
+      failed(err, res);
       return;
     }
     const path = requestPath(req.url);
