@@ -25,7 +25,12 @@ export interface EngagementHit {
 export interface ClickContext {
   /** The recipient's first `email.delivered`; null before it. */
   deliveredAt: Date | null;
-  /** The recipient's other clicks around it: the latest recorded one per link from a second before the batch on, and the batch's others. */
+  /**
+   * The recipient's clicks on its other links around it (a burst across links is a scanner's):
+   * per other link, the nearest in time of the latest recorded one from a second before the
+   * batch on and the batch's own. Clicks on the same link are not neighbours: a person clicks a
+   * link again.
+   */
   otherClicks: { at: Date; link: string }[];
 }
 
@@ -221,9 +226,10 @@ async function judgeClicks(
     values: [emailIds, since.toISOString(), [...new Set(pairs.map((c) => addresses.get(c.recipientId)?.address as string))]],
   });
   await client.query('RESET enable_bitmapscan');
-  // Per recipient and link, every click around the batch sorted by time: a neighbour on another
-  // link is what the judge looks for, and one per link (the nearest in time) is enough to find
-  // it, found by binary search so a batch of a busy recipient's clicks costs n log n, not n².
+  // Per recipient and link, every click around the batch, sorted by time when first looked in: a
+  // neighbour on another link is what the judge looks for, and one per link (the nearest in
+  // time) is enough to find it, found by binary search so a batch of a busy recipient's clicks
+  // costs n log n, not n². A recipient clicking one link only has no neighbours to look for.
   const clicksOf = new Map<string, Map<string, TimedClick[]>>();
   const add = (k: string, click: TimedClick) => {
     let links = clicksOf.get(k);
@@ -237,14 +243,22 @@ async function judgeClicks(
   };
   for (const r of recorded) add(key(r.email_id, r.recipient), { ms: Number(r.ms), link: r.link });
   for (const c of clicks) add(key(c.emailId, addresses.get(c.recipientId)?.address as string), { ms: c.at.getTime(), link: c.link ?? '', hit: c });
-  for (const links of clicksOf.values()) for (const list of links.values()) list.sort((a, b) => a.ms - b.ms);
+  const sorted = new Set<TimedClick[]>();
   return hits.map((hit) => {
     if (hit.kind !== 'click' || hit.isBot) return hit;
     const k = key(hit.emailId, addresses.get(hit.recipientId)?.address as string);
     const otherClicks: { at: Date; link: string }[] = [];
-    for (const [link, list] of clicksOf.get(k) ?? []) {
-      const nearest = nearestOther(list, hit);
-      if (nearest) otherClicks.push({ at: new Date(nearest.ms), link });
+    const links = clicksOf.get(k);
+    if (links !== undefined && links.size > 1) {
+      for (const [link, list] of links) {
+        if (link === (hit.link ?? '')) continue;
+        if (!sorted.has(list)) {
+          list.sort((a, b) => a.ms - b.ms);
+          sorted.add(list);
+        }
+        const nearest = nearestOther(list, hit);
+        if (nearest) otherClicks.push({ at: new Date(nearest.ms), link });
+      }
     }
     return judge(hit, { deliveredAt: deliveredAt.get(k) ?? null, otherClicks }) ? { ...hit, isBot: true } : hit;
   });

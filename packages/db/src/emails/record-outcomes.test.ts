@@ -323,6 +323,24 @@ describe('recordEngagement', () => {
     expect(await counters(sent)).toEqual([expect.objectContaining({ clicks: 1 })]);
   });
 
+  test('when clicks are on the same link, recorded or in the batch, then they are no neighbours; a click on another link in the batch is', async () => {
+    const sent = await newEmail(1);
+    await recordOutcomes(pool, [delivered(sent)]);
+    const t0 = Date.now() + 1_000;
+    const link = 'https://acme.test/same';
+    await recordEngagement(pool, [hit(sent, 0, 'click', { at: new Date(t0), link })]);
+    const seen: ClickContext[] = [];
+    const judgeClick = (_click: unknown, context: ClickContext) => {
+      seen.push(context);
+      return false;
+    };
+    await recordEngagement(pool, [hit(sent, 0, 'click', { at: new Date(t0 + 100), link }), hit(sent, 0, 'click', { at: new Date(t0 + 200), link })], { judgeClick });
+    expect(seen.map((c) => c.otherClicks)).toEqual([[], []]);
+    seen.length = 0;
+    await recordEngagement(pool, [hit(sent, 0, 'click', { at: new Date(t0 + 300), link }), hit(sent, 0, 'click', { at: new Date(t0 + 350), link: 'https://acme.test/other' })], { judgeClick });
+    expect(seen.map((c) => c.otherClicks)).toEqual([[{ at: new Date(t0 + 350), link: 'https://acme.test/other' }], [{ at: new Date(t0 + 300), link }]]);
+  });
+
   test('when the caller keeps deliveries, then a found delivery is kept and a kept one is used instead of the timeline', async () => {
     const sent = await newEmail(2);
     await recordOutcomes(pool, [delivered(sent, 0)]);
