@@ -29,3 +29,4 @@ export * from './sending-domain-name';
 export * from './domain-records';
 export * from './check-domain-records';
 export * from './dkim-key';
+export * from './writes-per-turn';

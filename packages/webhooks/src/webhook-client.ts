@@ -1,6 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
-import { Pool } from 'undici';
+import { isIP, type Socket } from 'node:net';
+import { writePerTurn } from '@mailroom/core';
+import { buildConnector, Pool } from 'undici';
 import { ExchangeDeadlines, type ExchangeOutcome, ExchangeTimeoutError, PostExchange } from './post-exchange';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
@@ -131,8 +132,19 @@ export class WebhookClient {
     let pool = this.pools.get(origin);
     if (!pool) {
       const timeoutMs = this.options.timeoutSeconds * 1000;
+      const connect = buildConnector({
+        timeout: timeoutMs,
+        lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback),
+      } as buildConnector.BuildOptions);
       pool = new Pool(origin, {
-        connect: { timeout: timeoutMs, lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback) },
+        // The posts started in one turn of the event loop leave together at its end (writePerTurn):
+        // the receiver is woken once for them, not once each.
+        connect: (options, callback) =>
+          connect(options, (err, socket) => {
+            if (err !== null || socket === null) return callback(err ?? new Error('no connection'), null);
+            writePerTurn(socket as Socket);
+            callback(null, socket);
+          }),
         // The exchange's deadline (`deadlines`) bounds headers and body already: undici's own
         // timers would only be set, refreshed and cleared on every POST.
         headersTimeout: 0,

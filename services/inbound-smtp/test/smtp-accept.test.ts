@@ -163,7 +163,7 @@ describe('the MX accepting mail', () => {
   });
 
   test('when a client pipelines MAIL, RCPT and DATA (RFC 2920), then the replies come in order, and the message is stored', async () => {
-    // The replies are batched per turn of the event loop (batch-replies.test.ts); a first RCPT
+    // The replies are batched per turn of the event loop (packages/core/src/writes-per-turn.test.ts); a first RCPT
     // puts the route in the resolver's cache, so all three are answered in the same turn.
     expect(await rcptReply(t.mx.port, 'support@acme.test')).toMatch(/^250/);
     const smtp = await RawSmtp.open(t.mx.port);

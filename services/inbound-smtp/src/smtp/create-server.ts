@@ -1,6 +1,5 @@
-import type { Logger } from '@mailroom/core';
+import { type Logger, writePerTurn } from '@mailroom/core';
 import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
-import { batchReplies } from './batch-replies';
 import { MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
 import type { ConnectionLimits } from './connection-limits';
 import type { ExpectedMessages } from './expected-messages';
@@ -126,7 +125,8 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     },
   };
   const server = new MxSmtpServer(serverOptions);
-  server.server.on('connection', batchReplies);
+  // A client that pipelines gets its replies in one write (RFC 2920 §3.2).
+  server.server.on('connection', writePerTurn);
   // Socket errors of single connections (resets, TLS failures) end those connections only.
   server.on('error', (err) => logger.debug({ err: err.message }, 'smtp connection error'));
   return server;

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
-import { batchReplies } from './batch-replies';
+import { writePerTurn } from './writes-per-turn';
 
-/** A loopback pair: the server side with batchReplies, and the chunks the client reads. */
+/** A loopback pair: the server side with writePerTurn, and the chunks the client reads. */
 async function pair(): Promise<{ server: Server; serverSide: Socket; client: Socket; chunks: string[]; ended: Promise<unknown> }> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
@@ -10,7 +10,7 @@ async function pair(): Promise<{ server: Server; serverSide: Socket; client: Soc
   const accepted = once(server, 'connection');
   const client = connect({ port: (server.address() as AddressInfo).port, host: '127.0.0.1' });
   const [serverSide] = (await accepted) as [Socket];
-  batchReplies(serverSide);
+  writePerTurn(serverSide);
   const chunks: string[] = [];
   client.setEncoding('latin1');
   client.on('data', (chunk: string) => chunks.push(chunk));
@@ -25,7 +25,7 @@ async function received(chunks: string[], text: string): Promise<void> {
   }
 }
 
-describe('batching replies', () => {
+describe('writes per turn', () => {
   test('when three replies are written in one turn of the event loop, then none leaves before the turn ends, and the client reads them in one chunk, in order', async () => {
     const { server, serverSide, client, chunks } = await pair();
     const replies = ['250 2.1.0 Accepted\r\n', '250 2.1.5 Accepted\r\n', '354 End data with <CR><LF>.<CR><LF>\r\n'];
