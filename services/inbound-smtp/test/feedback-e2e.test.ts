@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { createLogger, createRedis, EventQueue } from '@mailroom/core';
 import nodemailer from 'nodemailer';
 import { createKey, signUp } from '../../../test/support/gateway';
-import { isFinished, type SendingStack, startSendingStack, waitForEmail } from '../../../test/support/sending';
-import { SmtpSink } from '../../../test/support/smtp-sink';
+import { isFinished, type SendingStack, waitForEmail } from '../../../test/support/sending';
+import type { SmtpSink } from '../../../test/support/smtp-sink';
+import { type FeedbackStack, startFeedbackStack } from './feedback-stack';
 import { processReceivedEmails } from '../src/processing';
-import { RawSmtp, startTestMx, type TestMx, until } from './smtp-support';
+import { RawSmtp, type TestMx, until } from './smtp-support';
 
 // Mail really sent by the sender to a local SMTP sink; its VERP return path taken from the
 // sink's MAIL FROM; reports about it delivered over SMTP to the real MX, which stores and
@@ -17,20 +18,16 @@ const FROM = 'Acme <hello@acme.test>';
 /** The return path the files of feedback-corpus/ are addressed to; replaced by a real one here. */
 const CORPUS_VERP = 'bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.mailroom.test';
 
+let stack: FeedbackStack;
 let sink: SmtpSink;
 let s: SendingStack;
 let t: TestMx;
 
 beforeAll(async () => {
-  sink = await new SmtpSink({ starttls: false }).start();
-  s = await startSendingStack('fbwire', { OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, BOUNCE_DOMAIN, ALLOW_SIGNUP: 'true' });
-  t = await startTestMx({ database: s.t.database, env: { BOUNCE_DOMAIN, PUBLIC_API_URL, RECONCILE_INTERVAL_SECONDS: '1' } });
+  stack = await startFeedbackStack('fbwire', BOUNCE_DOMAIN, PUBLIC_API_URL);
+  ({ sink, s, t } = stack);
 });
-afterAll(async () => {
-  await t.close();
-  await s.close();
-  await sink.stop();
-});
+afterAll(() => stack.close());
 
 /** Sends one email to `to` through the API and the sender, waits until delivered; returns its id, Message-ID and VERP return path. */
 async function sendDelivered(to: string | string[]): Promise<{ id: string; messageId: string; returnPaths: Record<string, string> }> {

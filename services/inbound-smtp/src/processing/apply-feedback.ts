@@ -10,7 +10,7 @@ import {
   type SentEmail,
 } from '@mailroom/db';
 import { type Report, readReport } from '../feedback/read-report';
-import { reportOutcome } from './feedback-outcome';
+import { mailboxKey, reportOutcome } from './feedback-outcome';
 
 export interface FeedbackOptions {
   /** PUBLIC_API_URL: events link to `<it>/emails/received/<id>/raw`. */
@@ -119,6 +119,7 @@ const ADDRESS = /[^\s<>,;:"'()[\]]+@[^\s<>,;:"'()[\]]+/g;
 /**
  * The recipient of a complaint matched by Message-ID: the one Original-Rcpt-To names, else the
  * one the original's To names (when it names exactly one of them), else the only recipient.
+ * Addresses compare as mailboxes (mailboxKey): a U-label domain names its A-label recipient.
  */
 export function pickRecipient(
   recipients: readonly { id: string; address: string }[],
@@ -126,8 +127,8 @@ export function pickRecipient(
   originalTo: string | undefined,
 ): { id: string; address: string } | null {
   for (const text of [originalRcptTo, originalTo]) {
-    const named = new Set((text?.match(ADDRESS) ?? []).map((a) => a.toLowerCase()));
-    const matches = recipients.filter((r) => named.has(r.address.toLowerCase()));
+    const named = new Set((text?.match(ADDRESS) ?? []).map(mailboxKey));
+    const matches = recipients.filter((r) => named.has(mailboxKey(r.address)));
     if (matches.length === 1) return matches[0] ?? null;
   }
   return recipients.length === 1 ? (recipients[0] ?? null) : null;

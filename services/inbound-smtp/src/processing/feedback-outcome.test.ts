@@ -15,6 +15,13 @@ describe('chooseDsnRecipient', () => {
     expect(chooseDsnRecipient([a, b, c], 'c@EXAMPLE.test')).toBe(c);
   });
 
+  test('when a block names it in U-labels, NFD or upper case (RFC 6533 utf-8 addresses), then that block, not another failed one', () => {
+    const other = block({ finalRecipient: 'anderer@exämple.org' });
+    const zoe = block({ finalRecipient: 'Zoe\u0308@EXA\u0308MPLE.org', status: '5.2.2' });
+    expect(chooseDsnRecipient([other, zoe], 'zoë@xn--exmple-cua.org')).toBe(zoe);
+    expect(chooseDsnRecipient([other, block({ originalRecipient: '<zoë@exämple.org>', status: '4.2.2' })], 'zoë@xn--exmple-cua.org')?.status).toBe('4.2.2');
+  });
+
   test('when none names it, then the only failed or delayed block, else the first', () => {
     expect(chooseDsnRecipient([a, b], 'z@example.test')).toBe(b);
     expect(chooseDsnRecipient([a, b, c], 'z@example.test')).toBe(a);
@@ -99,6 +106,12 @@ describe('pickRecipient', () => {
     expect(pickRecipient([ann, bob], 'ann@EXAMPLE.test', 'bob@example.test')).toBe(ann);
     expect(pickRecipient([ann, bob], undefined, 'Bob <bob@example.test>')).toBe(bob);
     expect(pickRecipient([ann], 'redacted@example.invalid', undefined)).toBe(ann);
+  });
+
+  test('when the original names a recipient with its domain in U-labels, then the recipient stored in A-labels', () => {
+    const zoe = { id: 'rcpt_3', address: 'zoe@xn--exmple-cua.org' };
+    expect(pickRecipient([ann, zoe], undefined, 'Zoë <zoe@exämple.org>')).toBe(zoe);
+    expect(pickRecipient([ann, zoe], 'ZOE@EXÄMPLE.ORG', undefined)).toBe(zoe);
   });
 
   test('when several recipients and nothing names one of them, then none', () => {

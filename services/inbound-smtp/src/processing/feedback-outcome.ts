@@ -1,6 +1,6 @@
 // What a received report does to the one recipient it is about (DESIGN §7 "Feedback"): pure
 // functions from a read report (../feedback/read-report) to the outcome recordOutcomes applies.
-import { bounceSuppressesAddress, type SmtpReplyData } from '@mailroom/core';
+import { bounceSuppressesAddress, normalizeAddress, type SmtpReplyData } from '@mailroom/core';
 import type { FeedbackOutcome } from '@mailroom/db';
 import { classifyBounce, type DsnRecipient, type FeedbackType, type Report } from '../feedback/read-report';
 import { findBasicCode } from '../feedback/status-codes';
@@ -8,21 +8,26 @@ import { findBasicCode } from '../feedback/status-codes';
 /** Feedback types that are complaints; `not-spam` and `auth-failure` are not (RFC 6650, 6591). */
 const COMPLAINT_TYPES: ReadonlySet<FeedbackType> = new Set(['abuse', 'fraud', 'other', 'virus']);
 
-const normalise = (address: string | undefined) =>
-  (address ?? '')
-    .trim()
-    .replace(/^<(.*)>$/, '$1')
-    .trim()
-    .toLowerCase();
+/**
+ * An address as the mailbox it names, to compare two spellings of one: lower-cased, the local
+ * part in Unicode NFC and the domain in A-labels (normalizeAddress, as routes compare). A report
+ * names an internationalized recipient as it pleases (RFC 6533's `utf-8; zoë@exämple.org`, or
+ * `rfc822; …@xn--exmple-cua.org`), and the sent recipient is stored in A-labels. What is no
+ * routable address is only lower-cased.
+ */
+export function mailboxKey(address: string | undefined): string {
+  const bare = (address ?? '').trim().replace(/^<(.*)>$/, '$1').trim();
+  return normalizeAddress(bare) ?? bare.toLowerCase();
+}
 
 /**
  * The block of a DSN about `address`: the one whose final or original recipient is that
- * address, else the only failed or delayed block, else the first. Undefined for a report
- * without blocks.
+ * address (the same mailbox, see mailboxKey), else the only failed or delayed block, else the
+ * first. Undefined for a report without blocks.
  */
 export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address: string): DsnRecipient | undefined {
-  const wanted = normalise(address);
-  const named = recipients.find((r) => normalise(r.finalRecipient) === wanted || normalise(r.originalRecipient) === wanted);
+  const wanted = mailboxKey(address);
+  const named = recipients.find((r) => mailboxKey(r.finalRecipient) === wanted || mailboxKey(r.originalRecipient) === wanted);
   if (named) return named;
   const unsuccessful = recipients.filter((r) => r.action === 'failed' || r.action === 'delayed');
   return unsuccessful.length === 1 ? unsuccessful[0] : recipients[0];

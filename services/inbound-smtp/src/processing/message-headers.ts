@@ -2,7 +2,7 @@
 import libmime from 'libmime';
 import { withKnownCharsets } from './charset-labels';
 import { parseRfc5322Date } from './date-header';
-import { headerBytesText } from './header-bytes';
+import { headerBytesText, withoutFoldsInCharacters } from './header-bytes';
 
 /** One header as DESIGN §7 lists them: in message order, duplicates kept. */
 export interface HeaderField {
@@ -12,13 +12,15 @@ export interface HeaderField {
 
 /**
  * Header lines (as mailparser keeps them: "Name: value", folding included, one char per byte)
- * to `{name, value}`: the name as written, the value unfolded, trimmed, 8-bit bytes read as
- * UTF-8 (as Windows-1252 when they are not UTF-8, see headerBytesText) and RFC 2047 encoded
+ * to `{name, value}`: the name as written, the value unfolded (a fold inside a UTF-8 character
+ * taken out, see withoutFoldsInCharacters), trimmed, 8-bit bytes read as UTF-8 (as
+ * Windows-1252 when they are not UTF-8, see headerBytesText) and RFC 2047 encoded
  * words decoded. A line without a colon keeps its text as the name. An empty line is no
  * header: mailparser gives one for a message without a header section.
  */
 export function decodeHeaderLines(lines: readonly { key: string; line: string }[]): HeaderField[] {
-  return lines.filter(({ line }) => line.trim() !== '').map(({ line }) => {
+  return lines.filter(({ line }) => line.trim() !== '').map(({ line: written }) => {
+    const line = withoutFoldsInCharacters(written);
     const colon = line.indexOf(':');
     const name = headerBytesText((colon < 0 ? line : line.slice(0, colon)).trim());
     let value = '';

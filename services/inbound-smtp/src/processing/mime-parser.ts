@@ -4,6 +4,7 @@ import { MailParser, type MailParserOptions } from 'mailparser';
 import { charsetName, hasRelabelledParameter, withKnownParameterCharsets } from './charset-labels';
 import { type BoundarySplitter, withEnclosingDelimiters } from './enclosing-delimiters';
 import { decodeFlowed } from './flowed-text';
+import { hasNonUtf8Bytes, headerBytesText, withoutFoldsInCharacters } from './header-bytes';
 import { decodeWordsSafely } from './message-headers';
 import { hasLiteralSection, withLiteralSectionsEncoded } from './parameter-sections';
 import { withTransportPadding } from './transport-padding';
@@ -23,7 +24,8 @@ interface SplitPart {
   delSp: boolean;
   /** Decoded by mailsplit from Content-Disposition's filename or Content-Type's name. */
   filename: string | false;
-  headers: { getFirst(name: string): string };
+  /** getList() gives each header field as written (a binary string, folding included), its name lower-cased as `key`. */
+  headers: { getFirst(name: string): string; getList(): { key: string; line: string }[] };
   /** Content-Transfer-Encoding, lower-cased; false when there is none. */
   encoding: string | false;
   getDecoder(): NodeJS.ReadWriteStream;
@@ -127,15 +129,26 @@ function isNamedTextFile(node: PartNode): boolean {
 
 /**
  * The part's filename read again when a charset label in it is one mailsplit decoded as UTF-8,
- * or when an RFC 2231 section of it is literal (see parameter-sections); undefined otherwise.
+ * when an RFC 2231 section of it is literal (see parameter-sections), or when its raw 8-bit bytes
+ * (RFC 6532 allows a UTF-8 name in a quoted string) are not all UTF-8 or are folded inside a
+ * character: mailsplit keeps such a field as Latin-1, where the message's own headers are read
+ * as headerBytesText says. Undefined otherwise.
  */
 function relabelledFilename(part: SplitPart): string | undefined {
-  const disposition = part.headers.getFirst('content-disposition');
-  const type = part.headers.getFirst('content-type');
+  const disposition = partHeader(part, 'content-disposition');
+  const type = partHeader(part, 'content-type');
   if (!rereads(disposition) && !rereads(type)) return undefined;
   const read = (value: string) => libmime.parseHeaderValue(withLiteralSectionsEncoded(withKnownParameterCharsets(value))).params;
-  const name = read(disposition).filename || read(type).name;
+  const name = read(disposition.value).filename || read(type.value).name;
   return name ? decodeWordsSafely(name) : undefined;
 }
 
-const rereads = (value: string) => hasRelabelledParameter(value) || hasLiteralSection(value);
+/** A part's first field of that name, unfolded and read as headerBytesText says; `misread` when mailsplit read its bytes otherwise. */
+function partHeader(part: SplitPart, name: string): { value: string; misread: boolean } {
+  const line = part.headers.getList().find((h) => h.key === name)?.line;
+  if (line === undefined) return { value: '', misread: false };
+  const repaired = withoutFoldsInCharacters(line);
+  return { value: headerBytesText(libmime.decodeHeader(repaired).value), misread: repaired !== line || hasNonUtf8Bytes(line) };
+}
+
+const rereads = ({ value, misread }: { value: string; misread: boolean }) => misread || hasRelabelledParameter(value) || hasLiteralSection(value);

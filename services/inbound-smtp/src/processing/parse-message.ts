@@ -4,7 +4,7 @@ import { hasComment, withoutAddressComments } from './address-comments';
 import { withoutObsoleteRoute } from './address-route';
 import { terminalFilename } from './attachment-filename';
 import { hasRelabelledWord, withKnownCharsets } from './charset-labels';
-import { hasNonUtf8Bytes, headerBytesText } from './header-bytes';
+import { hasNonUtf8Bytes, headerBytesText, withoutFoldsInCharacters } from './header-bytes';
 import {
   decodeHeaderLines,
   decodeWordsSafely,
@@ -74,13 +74,14 @@ const ADDRESS_FIELDS = new Set(['from', 'to', 'cc', 'reply-to']);
 /**
  * The message with its address fields parsed again when any has a comment (taken out, see
  * withoutAddressComments), an encoded word in a charset mailparser knows by another name (see
- * withKnownCharsets) or 8-bit bytes that are not UTF-8 (given as the UTF-8 of what
- * headerBytesText reads; mailparser would make them U+FFFD): mailparser reads the rewritten
- * fields, groups and encoded words included, and the headers list keeps them as written.
+ * withKnownCharsets), 8-bit bytes that are not UTF-8 (given as the UTF-8 of what
+ * headerBytesText reads; mailparser would make them U+FFFD or Latin-1) or a fold inside a UTF-8
+ * character (taken out, see withoutFoldsInCharacters): mailparser reads the rewritten fields,
+ * groups and encoded words included, and the headers list keeps them as written.
  */
 async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
   const fields = addressFields(mime.headerLines);
-  if (!fields.some((f) => hasComment(f.value) || hasRelabelledWord(f.value) || hasNonUtf8Bytes(f.value))) return mime;
+  if (!fields.some((f) => f.foldInCharacter || hasComment(f.value) || hasRelabelledWord(f.value) || hasNonUtf8Bytes(f.value))) return mime;
   const rewrite = (written: string) => {
     const value = hasNonUtf8Bytes(written) ? Buffer.from(headerBytesText(written), 'utf8').toString('binary') : written;
     return withKnownCharsets(hasComment(value) ? withoutAddressComments(value) : value);
@@ -96,14 +97,15 @@ async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
   return { ...mime, headers };
 }
 
-/** From, To, Cc and Reply-To as written (binary strings), unfolded, in order. */
-function addressFields(lines: HeaderLines): { name: string; value: string }[] {
+/** From, To, Cc and Reply-To as written (binary strings), unfolded, in order; `foldInCharacter` when a fold inside a character was taken out. */
+function addressFields(lines: HeaderLines): { name: string; value: string; foldInCharacter: boolean }[] {
   return lines
     .filter(({ key }) => ADDRESS_FIELDS.has(key))
     .map(({ line }) => {
-      const unfolded = line.replace(/\r?\n(?=[ \t])/g, '');
+      const repaired = withoutFoldsInCharacters(line);
+      const unfolded = repaired.replace(/\r?\n(?=[ \t])/g, '');
       const colon = unfolded.indexOf(':');
-      return { name: unfolded.slice(0, colon).trim(), value: unfolded.slice(colon + 1) };
+      return { name: unfolded.slice(0, colon).trim(), value: unfolded.slice(colon + 1), foldInCharacter: repaired !== line };
     });
 }
 
