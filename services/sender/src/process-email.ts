@@ -1,6 +1,6 @@
 import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailroom/core';
 import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
-import type { Deliverer, DeliveryOutcome, SmtpReply } from './delivery';
+import type { Deliverer, DeliveryOutcome, DeliveryRequest, SmtpReply } from './delivery';
 import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
 import { MessageSigner } from './message/sign-dkim';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
@@ -119,15 +119,17 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
       recorded = record([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
     }
   };
-  /** One recipient's message: signed when the From domain is verified, with a return path aligned with it. */
-  const message = async (recipient: DueRecipient) => {
-    const raw = await (await skeleton()).forRecipient(recipient, personalize ?? undefined);
-    return {
-      envelopeFrom: deps.verp.returnPath(recipient.id, signing?.returnPathDomain),
-      recipient: recipient.address,
-      raw: signer ? await signer.sign(raw) : raw,
-    };
-  };
+  /**
+   * One recipient's message: signed when the From domain is verified (by the deliverer, last, so
+   * that a 7-bit copy for a next hop without 8BITMIME is signed as it is sent), with a return path
+   * aligned with it.
+   */
+  const message = async (recipient: DueRecipient): Promise<DeliveryRequest> => ({
+    envelopeFrom: deps.verp.returnPath(recipient.id, signing?.returnPathDomain),
+    recipient: recipient.address,
+    raw: await (await skeleton()).forRecipient(recipient, personalize ?? undefined),
+    sign: signer ? (raw) => signer.sign(raw) : undefined,
+  });
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
 }
 

@@ -1,3 +1,4 @@
+import { CannotDowngradeError } from '../message/downgrade-to-7bit';
 import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure } from './classify-smtp-result';
 
 /** An error shaped like the ones nodemailer 10 hands to sendMail's caller. */
@@ -107,6 +108,17 @@ describe('classifySmtpResult', () => {
   it('when the message is larger than the SIZE the server advertised, then it bounces soft', () => {
     const error = smtpError({ code: 'EMESSAGE', command: 'MAIL FROM', message: 'Message size larger than allowed 1000' });
     expect(classifySmtpResult({ ok: false, error })).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { enhancedCode: '5.3.4' } });
+  });
+
+  it('when the next hop offers no 8BITMIME and the message cannot be made 7-bit, then it bounces 5.6.3 without a reply code, never suppressing', () => {
+    const error = new CannotDowngradeError('a header field has 8-bit bytes (that needs SMTPUTF8, RFC 6531)');
+    expect(classifySmtpResult({ ok: false, error })).toEqual({
+      kind: 'bounced',
+      bounceType: 'hard',
+      suppress: false,
+      smtp: { code: null, enhancedCode: '5.6.3', message: error.message },
+    });
+    expect(isNextHopFailure(error)).toBe(true); // direct delivery tries the next MX, which may offer 8BITMIME
   });
 
   it('when something that is not an Error was thrown, then it is deferred with its text', () => {

@@ -1,4 +1,5 @@
 import { bounceSuppressesAddress } from '@mailroom/core';
+import { CANNOT_DOWNGRADE } from '../message/downgrade-to-7bit';
 import type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
 import { parseRetryAfterSeconds } from './parse-retry-after';
 import { parseSmtpReply } from './parse-smtp-reply';
@@ -125,6 +126,11 @@ export function classifySmtpResult(result: SmtpResult): DeliveryOutcome {
   // The server advertised a SIZE limit smaller than the message.
   if (code === 'EMESSAGE' && message.startsWith('Message size larger than allowed')) {
     return classifyReply({ code: null, enhancedCode: '5.3.4', message }, message);
+  }
+  // The next hop offers no 8BITMIME and the message cannot be made 7-bit (RFC 6152 §3): "conversion
+  // required but not supported" (RFC 3463).
+  if (code === CANNOT_DOWNGRADE) {
+    return classifyReply({ code: null, enhancedCode: '5.6.3', message }, message);
   }
   return { kind: 'deferred', smtp: null, error: code ? `${code}: ${message}` : message, retryAfterSeconds: null };
 }

@@ -2,7 +2,10 @@ import type { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createResolver, DEFAULT_DNS_TIMEOUT_MS, type Logger } from '@mailroom/core';
 import type { SMTPPoolOptions } from 'nodemailer';
+import { CannotDowngradeError } from '../message/downgrade-to-7bit';
+import { check8BitMime, EIGHT_BIT_CHECK, type EightBitCheck } from './check-8bitmime';
 import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure, type SmtpResult } from './classify-smtp-result';
+import { MessageCopies, type SignMessage } from './message-copies';
 import type { DeliveryOutcome } from './outcome';
 import { hasEightBitBytes, RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';
@@ -41,7 +44,10 @@ export interface DelivererOptions {
 export interface DeliveryRequest {
   envelopeFrom: string;
   recipient: string;
+  /** The message as built, not signed. */
   raw: Buffer | RawMessage;
+  /** Signs what goes out, last: `raw`, or the 7-bit copy made of it for a next hop without 8BITMIME. */
+  sign?: SignMessage | undefined;
 }
 
 const NO_BYTES = Buffer.alloc(0);
@@ -91,7 +97,14 @@ export class Deliverer {
     this.connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
     this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
     this.maxConnections = options.maxConnectionsPerHost ?? DEFAULT_MAX_CONNECTIONS_PER_HOST;
-    this.transports = new TransportPool({ maxTransports: MAX_CACHED_TRANSPORTS, logger: this.log, prepare: streamRawParts });
+    this.transports = new TransportPool({
+      maxTransports: MAX_CACHED_TRANSPORTS,
+      logger: this.log,
+      prepare: (transport, pool) => {
+        streamRawParts(transport);
+        check8BitMime(transport, pool);
+      },
+    });
     this.log.info(
       this.mode.kind === 'smarthost'
         ? { mode: 'smarthost', smarthost: this.mode.smarthost.redacted }
@@ -101,18 +114,22 @@ export class Deliverer {
   }
 
   /**
-   * Delivers `message.raw` to `message.recipient` and classifies the result. Resolves with
-   * an outcome for every delivery problem (DNS, connection, SMTP replies, timeouts); throws
-   * only when called after {@link Deliverer.close}.
+   * Delivers `message.raw`, signed, to `message.recipient` and classifies the result. A message
+   * with 8-bit bytes goes as it is where the next hop offers 8BITMIME, else as a 7-bit copy (see
+   * downgradeTo7Bit), signed after the downgrade, or bounces 5.6.3 when there can be none.
+   * Resolves with an outcome for every delivery problem (DNS, connection, SMTP replies,
+   * timeouts); throws when called after {@link Deliverer.close}, or when `sign` does.
    */
   async deliver(message: DeliveryRequest): Promise<DeliveryOutcome> {
     if (this.closed) throw new Error('Deliverer.deliver called after close()');
+    const copies = new MessageCopies(message.raw, message.sign);
+    await copies.asBuilt();
     const startedAt = Date.now();
     const signal = AbortSignal.timeout(this.totalTimeoutMs);
     const outcome =
       this.mode.kind === 'smarthost'
-        ? await this.viaSmarthost(this.mode.smarthost, message, signal)
-        : await this.direct(this.mode.resolver, message, signal);
+        ? await this.viaSmarthost(this.mode.smarthost, message, copies, signal)
+        : await this.direct(this.mode.resolver, message, copies, signal);
     this.log.info(
       {
         recipient: message.recipient,
@@ -137,7 +154,7 @@ export class Deliverer {
     this.transports.close();
   }
 
-  private async viaSmarthost(smarthost: SmarthostUrl, message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+  private async viaSmarthost(smarthost: SmarthostUrl, message: DeliveryRequest, copies: MessageCopies, signal: AbortSignal): Promise<DeliveryOutcome> {
     const transport = this.transports.get('smarthost', () => ({
       ...this.commonTransportOptions(),
       // Credentials never go out in plaintext (a stripped or refused STARTTLS defers instead).
@@ -146,10 +163,10 @@ export class Deliverer {
       // after the options above: `?requireTLS=false` there wins.
       url: smarthost.url,
     }));
-    return classifySmtpResult(await send(transport, message, signal, smarthost.host));
+    return classifySmtpResult(await send(transport, message, copies, signal, smarthost.host));
   }
 
-  private async direct(resolver: Resolver, message: DeliveryRequest, signal: AbortSignal): Promise<DeliveryOutcome> {
+  private async direct(resolver: Resolver, message: DeliveryRequest, copies: MessageCopies, signal: AbortSignal): Promise<DeliveryOutcome> {
     const at = message.recipient.lastIndexOf('@');
     const domain = at > 0 ? message.recipient.slice(at + 1) : '';
     if (!domain) {
@@ -163,12 +180,12 @@ export class Deliverer {
     for (const [host, address] of attemptOrder(route.hosts)) {
       if (this.closed || signal.aborted) break;
       const key = `${address}|${this.options.mxPort}|${host.name}`;
-      let result = await send(this.transports.get(key, () => this.mxTransportOptions(host.name, address)), message, signal, host.name);
+      let result = await send(this.transports.get(key, () => this.mxTransportOptions(host.name, address)), message, copies, signal, host.name);
       if (!result.ok && isTlsFailure(result.error) && !this.closed && !signal.aborted) {
         // A host whose TLS is broken still gets mail, in plaintext, as when it offers no STARTTLS.
         this.log.debug({ recipient: message.recipient, host: host.name, address, err: result.error }, 'TLS failed, trying again without it');
         const plain = this.transports.get(`${key}|plaintext`, () => ({ ...this.mxTransportOptions(host.name, address), ignoreTLS: true, opportunisticTLS: false }));
-        result = await send(plain, message, signal, host.name);
+        result = await send(plain, message, copies, signal, host.name);
       }
       const outcome = classifySmtpResult(result);
       if (result.ok || !isNextHopFailure(result.error)) return outcome;
@@ -218,20 +235,50 @@ function attemptOrder(hosts: MxHost[]): Array<[MxHost, string]> {
   return hosts.flatMap((host) => host.addresses.map((address): [MxHost, string] => [host, address])).slice(0, MAX_ADDRESS_ATTEMPTS);
 }
 
-async function send(transport: PooledTransport, message: DeliveryRequest, signal: AbortSignal, host: string): Promise<SmtpResult> {
+/**
+ * One SMTP transaction for `message` on `transport`: the message as built, or, when the connection
+ * offered no 8BITMIME and it has 8-bit bytes (refused before MAIL, see check8BitMime), its 7-bit
+ * copy on the same transport. A message that cannot be made 7-bit fails as the SIZE check does
+ * (classifySmtpResult: 5.6.3), without a reply: direct delivery tries the next MX, which may offer
+ * 8BITMIME.
+ */
+async function send(transport: PooledTransport, message: DeliveryRequest, copies: MessageCopies, signal: AbortSignal, host: string): Promise<SmtpResult> {
+  const asBuilt = await transmit(transport, message, await copies.asBuilt(), signal, host);
+  if (!asBuilt.hopLacks8BitMime) return asBuilt.result;
+  let sevenBit: Buffer | RawMessage;
+  try {
+    sevenBit = await copies.sevenBit();
+  } catch (error) {
+    if (error instanceof CannotDowngradeError) return { ok: false, error };
+    throw error;
+  }
+  return (await transmit(transport, message, sevenBit, signal, host)).result;
+}
+
+async function transmit(
+  transport: PooledTransport,
+  message: DeliveryRequest,
+  raw: Buffer | RawMessage,
+  signal: AbortSignal,
+  host: string,
+): Promise<{ result: SmtpResult; hopLacks8BitMime: boolean }> {
+  const eightBit = hasEightBitBytes(raw);
+  const check: EightBitCheck = { refused: false };
   try {
     // Read by nodemailer's SMTP client though not in its types. `size` declares SIZE=<octets> on
     // MAIL when the next hop offers SIZE, and refuses before MAIL a message larger than the limit
     // it advertised (RFC 1870 §4, §6.1): without it, all the data went out only to be refused.
-    // `use8BitMime` adds BODY=8BITMIME when the next hop offers 8BITMIME (RFC 6152 §3).
-    const envelope = { from: message.envelopeFrom, to: [message.recipient], size: rawMessageBytes(message.raw), use8BitMime: hasEightBitBytes(message.raw) };
+    // `use8BitMime` adds BODY=8BITMIME when the next hop offers 8BITMIME (RFC 6152 §3); when it
+    // does not, the check refuses the message before MAIL.
+    const envelope = { from: message.envelopeFrom, to: [message.recipient], size: rawMessageBytes(raw), use8BitMime: eightBit };
+    const checked = eightBit ? { [EIGHT_BIT_CHECK]: check } : {};
     // The caller's Buffers are streamed as they are: no copy per recipient.
-    const parts = { [RAW_PARTS]: message.raw };
+    const parts = { [RAW_PARTS]: raw };
     const info = await transport.sendMail(
-      Buffer.isBuffer(message.raw) ? { envelope, raw: message.raw, signal } : { envelope, raw: NO_BYTES, signal, ...parts },
+      Buffer.isBuffer(raw) ? { envelope, raw, signal, ...checked } : { envelope, raw: NO_BYTES, signal, ...parts, ...checked },
     );
-    return { ok: true, response: info.response, host };
+    return { result: { ok: true, response: info.response, host }, hopLacks8BitMime: false };
   } catch (error) {
-    return { ok: false, error };
+    return { result: { ok: false, error }, hopLacks8BitMime: check.refused };
   }
 }

@@ -14,8 +14,8 @@ export interface TransportPoolOptions {
   /** Pools kept open at once; beyond it the least recently used idle pool is closed. */
   maxTransports: number;
   logger: Logger;
-  /** Called once on each transport created, e.g. to register nodemailer plugins. */
-  prepare?: (transport: PooledTransport) => void;
+  /** Called once on each transport created, with its pool, e.g. to register nodemailer plugins. */
+  prepare?: (transport: PooledTransport, pool: SMTPPool) => void;
 }
 
 /**
@@ -42,7 +42,7 @@ export class TransportPool {
     }
     const pool = new SMTPPool(create());
     const transport = nodemailer.createTransport(pool);
-    this.options.prepare?.(transport);
+    this.options.prepare?.(transport, pool);
     // Pool resources report failures through the send callbacks; this only keeps an
     // unexpected transport-level 'error' from becoming an uncaught exception.
     transport.on('error', (error: Error) => this.options.logger.warn({ err: error, nextHop: key }, 'SMTP transport error'));
