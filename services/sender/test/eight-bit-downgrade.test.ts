@@ -7,6 +7,7 @@ import type { Deliverer, DeliveryOutcome } from '../src/delivery';
 import { type DkimKey, MessageSigner } from '../src/message/sign-dkim';
 import { type AiosmtpdConfig, AiosmtpdPeer } from './support/aiosmtpd-peer';
 import { dkimpyVerify, type TxtRecord } from './support/dkimpy';
+import { crlf, FORWARDED, FORWARDING_MESSAGE, GERMAN, OUTER_TEXT, PNG, withForwarded } from './support/forwarded-message';
 import { peerDeliverers } from './support/peer-deliverers';
 import { type ClientView, readEmail } from './support/read-email';
 
@@ -17,81 +18,13 @@ import { type ClientView, readEmail } from './support/read-email';
  * nodemailer) receives; dkimpy verifies and Python's email package reads, both independent too.
  */
 
-const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
-const b64 = (content: Buffer) => content.toString('base64');
 const sha256 = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const KEY: DkimKey = { domain: 'acme.test', selector: 's1', privateKey: createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })) };
 const RECORDS: TxtRecord[] = [{ name: 's1._domainkey.acme.test', value: `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}` }];
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-const GERMAN = 'Grüße aus Köln — schöne Straße.\r\n.a line with a leading dot\r\ntrailing space \r\n';
-const JAPANESE = '日本語のテキスト。'.repeat(20);
-
-/** A forwarded message in UTF-8, as a mail client saves it (.eml): its parts 8bit, its header fields 7-bit. */
-const FORWARDED = crlf([
-  'From: =?UTF-8?Q?J=C3=B6rg?= <joerg@example.org>',
-  'To: hello@acme.test',
-  'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
-  'MIME-Version: 1.0',
-  'Content-Type: multipart/alternative; boundary="inner"',
-  '',
-  '--inner',
-  'Content-Type: text/plain; charset=utf-8',
-  'Content-Transfer-Encoding: 8bit',
-  '',
-  GERMAN,
-  '--inner',
-  'Content-Type: text/html; charset=utf-8',
-  'Content-Transfer-Encoding: 8bit',
-  '',
-  `<p>${JAPANESE}</p>`,
-  '--inner',
-  'Content-Type: text/calendar; charset=us-ascii',
-  '',
-  'BEGIN:VCALENDAR',
-  'END:VCALENDAR',
-  '--inner--',
-  '',
-]);
-
-/** A message as a mail client forwards one: an 8bit text part, an image (base64), the message (message/rfc822, 8bit). */
-function withForwarded(forwarded: Buffer): Buffer {
-  return Buffer.concat([
-    crlf([
-      'From: Acme <hello@acme.test>',
-      'To: x@example.test',
-      'Subject: Fwd: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
-      'Message-ID: <fwd-1@acme.test>',
-      'MIME-Version: 1.0',
-      'Content-Type: multipart/mixed; boundary="outer"',
-      '',
-      'This is a multi-part message in MIME format.',
-      '--outer',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      'Siehe Anhang — grüß dich, Jörg.',
-      '--outer',
-      'Content-Type: image/png; name=dot.png',
-      'Content-Transfer-Encoding: base64',
-      'Content-Disposition: attachment; filename=dot.png',
-      '',
-      b64(PNG),
-      '--outer',
-      'Content-Type: message/rfc822',
-      'Content-Transfer-Encoding: 8bit',
-      'Content-Disposition: attachment; filename=forwarded.eml',
-      '',
-      '',
-    ]),
-    forwarded,
-    crlf(['', '--outer--', '']),
-  ]);
-}
-
-const MESSAGE = withForwarded(FORWARDED);
+const MESSAGE = FORWARDING_MESSAGE;
 /** A forwarded message with a raw UTF-8 header field: only SMTPUTF8 could carry it (RFC 6532), no 7-bit copy. */
 const UNDOWNGRADABLE = withForwarded(crlf(['From: Jörg <joerg@example.org>', 'Subject: Grüße', 'MIME-Version: 1.0', 'Content-Type: text/plain; charset=utf-8', '', 'Grüße', '']));
 
@@ -148,7 +81,7 @@ describe('8-bit content toward a next hop without 8BITMIME', () => {
 
     // A reader gets every part back exactly: the text, the image and each part of the forwarded message (by their hashes).
     const [before, after] = await Promise.all([readEmail(MESSAGE), readEmail(received)]);
-    expect(before.text).toBe('Siehe Anhang — grüß dich, Jörg.');
+    expect(before.text).toBe(OUTER_TEXT);
     expect(before.attachments.map((a) => [a.contentType, a.sha256])).toEqual([
       ['image/png', sha256(PNG)],
       ['text/plain', sha256(Buffer.from(GERMAN))],
@@ -252,7 +185,7 @@ describe('8-bit content through the gateway and the sender to a smarthost withou
       to,
       subject: 'Fwd: Grüße',
       text: 'Siehe Anhang.',
-      attachments: [{ filename: 'forwarded.eml', content: b64(attachment) }],
+      attachments: [{ filename: 'forwarded.eml', content: attachment.toString('base64') }],
     });
     expect(status).toBe(200);
     return { id: body.id, final: await waitForEmail(s.api, body.id, isFinished) };

@@ -1,7 +1,7 @@
 import { isAscii } from 'node:buffer';
+import { crlf, FORWARDING_MESSAGE, GERMAN, JAPANESE, OUTER_TEXT } from '../../test/support/forwarded-message';
 import { CannotDowngradeError, downgradeTo7Bit } from './downgrade-to-7bit';
 
-const crlf = (lines: string[]) => Buffer.from(lines.join('\r\n'), 'utf8');
 const joined = async (raw: Buffer) => Buffer.concat(await downgradeTo7Bit(raw));
 
 /** Quoted-printable decoding (RFC 2045 §6.7): soft line breaks dropped, =XX as its byte. */
@@ -19,59 +19,7 @@ function partAfter(raw: Buffer, marker: string): { header: string; body: string 
   return { header: text.slice(at, bodyStart - 4), body: text.slice(bodyStart, bodyEnd) };
 }
 
-const GERMAN = 'Grüße aus Köln, schöne Straße.\r\n.a line with a dot\r\ntrailing space \r\nlast';
-const JAPANESE = '日本語のテキスト。'.repeat(12);
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-
-const INNER = crlf([
-  'From: =?UTF-8?Q?J=C3=B6rg?= <joerg@example.org>',
-  'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?=',
-  'MIME-Version: 1.0',
-  'Content-Type: multipart/alternative; boundary="inner"',
-  '',
-  '--inner',
-  'Content-Type: text/plain; charset=utf-8',
-  'Content-Transfer-Encoding: 8bit',
-  '',
-  GERMAN,
-  '--inner',
-  'Content-Type: text/html; charset=utf-8',
-  '',
-  `<p>${JAPANESE}</p>`,
-  '--inner--',
-  '',
-]);
-
-const MESSAGE = Buffer.concat([
-  crlf([
-    'From: Acme <hello@acme.test>',
-    'To: x@example.test',
-    'Subject: Forwarded',
-    'MIME-Version: 1.0',
-    'Content-Type: multipart/mixed; boundary="outer"',
-    '',
-    'This is a multi-part message in MIME format.',
-    '--outer',
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: 8bit',
-    '',
-    'Siehe Anhang, grüß dich.',
-    '--outer',
-    'Content-Type: image/png; name=dot.png',
-    'Content-Transfer-Encoding: base64',
-    'Content-Disposition: attachment; filename=dot.png',
-    '',
-    PNG.toString('base64'),
-    '--outer',
-    'Content-Type: message/rfc822',
-    'Content-Transfer-Encoding: 8bit',
-    'Content-Disposition: attachment; filename=fwd.eml',
-    '',
-    '',
-  ]),
-  INNER,
-  crlf(['', '--outer--', 'the epilogue', '']),
-]);
+const MESSAGE = FORWARDING_MESSAGE;
 
 describe('downgradeTo7Bit', () => {
   test('when every byte is 7-bit, then the copy is the message, byte for byte', async () => {
@@ -92,9 +40,9 @@ describe('downgradeTo7Bit', () => {
     expect(text).toContain(kept('From: =?UTF-8?Q?J', '--inner\r\n'));
     expect(text.endsWith('\r\n--outer--\r\nthe epilogue\r\n')).toBe(true);
     // Each composite's own encoding becomes 7bit; each 8-bit leaf is encoded and decodes to its bytes.
-    expect(partAfter(copy, 'Content-Type: message/rfc822').header).toBe('Content-Type: message/rfc822\r\nContent-Transfer-Encoding: 7bit\r\nContent-Disposition: attachment; filename=fwd.eml');
+    expect(partAfter(copy, 'Content-Type: message/rfc822').header).toBe('Content-Type: message/rfc822\r\nContent-Transfer-Encoding: 7bit\r\nContent-Disposition: attachment; filename=forwarded.eml');
     const outerText = partAfter(copy, 'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nSiehe');
-    expect(qpDecode(outerText.body).toString('utf8')).toBe('Siehe Anhang, grüß dich.');
+    expect(qpDecode(outerText.body).toString('utf8')).toBe(OUTER_TEXT);
     const german = partAfter(copy, 'Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\nGr');
     expect(qpDecode(german.body).toString('utf8')).toBe(GERMAN);
     // Mostly non-ASCII text goes base64, its field appended after the part's own.
