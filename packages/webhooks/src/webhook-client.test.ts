@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createNetServer, type Server as NetServer, type Socket } from 'node:net';
@@ -47,6 +48,33 @@ describe('WebhookClient', () => {
   test('when the receiver answers, then its status and body are the result, and Retry-After of a 429 is read in seconds', async () => {
     expect(await post('/ok')).toMatchObject({ status: 204, body: '', error: null, retryAfterSeconds: null });
     expect(await post('/busy')).toMatchObject({ status: 429, body: 'slow down', error: null, retryAfterSeconds: 120 });
+  });
+
+  test('when posts start in one turn of the event loop, then their bytes wait in their sockets until its end and then leave (writePerTurn), each answered', async () => {
+    // undici's own diagnostics: the socket a request goes on, then the moment its body is handed to it.
+    const sockets = new Map<object, Socket>();
+    const buffered: number[] = [];
+    const onHeaders = (message: unknown) => {
+      const { request, socket } = message as { request: object; socket: Socket };
+      sockets.set(request, socket);
+    };
+    const onBodySent = (message: unknown) => {
+      const socket = sockets.get((message as { request: object }).request);
+      if (socket) buffered.push(socket.writableLength);
+    };
+    subscribe('undici:client:sendHeaders', onHeaders);
+    subscribe('undici:request:bodySent', onBodySent);
+    try {
+      const results = await Promise.all([post('/ok'), post('/ok'), post('/ok')]);
+      expect(results.map((r) => r.status)).toEqual([204, 204, 204]);
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+      unsubscribe('undici:request:bodySent', onBodySent);
+    }
+    // Written straight away, a small request on a loopback connection leaves the socket's buffer
+    // empty; held for the end of the turn, the whole request is still there.
+    expect(buffered).toHaveLength(3);
+    for (const bytes of buffered) expect(bytes).toBeGreaterThan('{"id":"evt_1"}'.length);
   });
 
   test('when the body is larger than 4 KB, then only the first 4 KB are kept', async () => {
