@@ -13,6 +13,7 @@ export * from './dns-resolver';
 export * from './network';
 export * from './delivery-status';
 export * from './bounce-suppression';
+export * from './reply-text-status';
 export * from './send-queue';
 export * from './webhook-queue';
 export * from './group-commit';

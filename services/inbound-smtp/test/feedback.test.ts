@@ -1,5 +1,5 @@
 import { classifyBounce, readReport } from '../src/feedback/read-report';
-import { enhancedFromBasic, findEnhancedCode, statusFromText } from '../src/feedback/status-codes';
+import { findEnhancedCode, statusFromText } from '../src/feedback/status-codes';
 import { pickRecipient } from '../src/processing/apply-feedback';
 
 const VERP = 'bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.mailroom.test';
@@ -49,16 +49,6 @@ describe('classifyBounce', () => {
 });
 
 describe('status codes in text', () => {
-  test('when only a basic 550 with a no-such-user text is given, then it maps to 5.1.1; other 550s to 5.0.0', () => {
-    expect(enhancedFromBasic(550, '550 User unknown')).toBe('5.1.1');
-    expect(enhancedFromBasic(550, "550 Requested action not taken: mailbox unavailable")).toBe('5.1.1');
-    expect(enhancedFromBasic(550, '550 Address does not exist')).toBe('5.1.1');
-    expect(enhancedFromBasic(550, '550 Message rejected')).toBe('5.0.0');
-    expect(enhancedFromBasic(552, '552 Mailbox full')).toBe('5.2.2');
-    expect(enhancedFromBasic(554, '554 Rejected as spam')).toBe('5.7.1');
-    expect(enhancedFromBasic(451, '451 Try later')).toBe('4.0.0');
-  });
-
   test('when the text has IP addresses or versions but no status code, then none is read from them', () => {
     expect(findEnhancedCode('host 192.5.1.1 refused; server 10.4.4.7')).toBeNull();
     expect(statusFromText('connect to mx.example.net[198.51.100.7]:25: Connection timed out')).toBeNull();

@@ -208,7 +208,9 @@ describe('the sender against aiosmtpd', () => {
           smtp: { code: 550, enhancedCode: '5.1.1', message: 'The email account that you tried to reach does not exist. Please double-check the address and try again.' },
         },
       ],
-      ['550 without an enhanced code', { replies: { RCPT: '550 Mailbox unavailable' } }, { kind: 'bounced', bounceType: 'hard', suppress: false, smtp: { code: 550, enhancedCode: null } }],
+      // Without an enhanced code the text decides, as for a bounce by mail: RFC 5321's own 550 text reads as no such mailbox.
+      ['550 without an enhanced code', { replies: { RCPT: '550 Mailbox unavailable' } }, { kind: 'bounced', bounceType: 'hard', suppress: true, smtp: { code: 550, enhancedCode: null } }],
+      ['550 without an enhanced code or a mailbox text', { replies: { RCPT: '550 Requested action not taken' } }, { kind: 'bounced', bounceType: 'hard', suppress: false, smtp: { code: 550, enhancedCode: null } }],
       ['550 5.7.1 at DATA', { replies: { DATA: '550 5.7.1 Message refused as spam' } }, { kind: 'bounced', bounceType: 'policy', suppress: false }],
       ['550 at MAIL FROM with 5.1.1 (about our sender)', { replies: { MAIL: '550 5.1.1 Sender unknown' } }, { kind: 'bounced', suppress: false }],
       // The basic code decides (RFC 5321 §4.2.1); an enhanced code of another class never suppresses.

@@ -47,6 +47,25 @@ describe('classifySmtpResult', () => {
     expect(rejected(response)).toMatchObject({ kind: 'bounced', bounceType, suppress });
   });
 
+  // Replies with no enhanced code (qmail, older Exchange and Postfix, Yahoo), read by their text as
+  // a bounce report by mail is; the reply shown keeps the codes it came with.
+  it.each([
+    ['550 No such user here', 'hard', true],
+    ['550 <bob@example.com>: Recipient address rejected: User unknown in local recipient table', 'hard', true],
+    ['550 Requested action not taken: mailbox unavailable', 'hard', true],
+    ["554 delivery error: dd This user doesn't have a yahoo.com account (bob@yahoo.com) [0]", 'hard', true],
+    ['552 Requested mail action aborted: mailbox full', 'soft', false],
+    ['554 Message rejected as spam', 'policy', false],
+    ['550 Your IP 192.0.2.1 is listed in a block list', 'policy', false],
+    ['554 Transaction failed', 'hard', false],
+  ])('when RCPT gets "%s", with no enhanced code, then it bounces %s with suppress %s by its text', (response, bounceType, suppress) => {
+    expect(rejected(response)).toMatchObject({ kind: 'bounced', bounceType, suppress, smtp: { code: Number(response.slice(0, 3)), enhancedCode: null } });
+  });
+
+  it('when MAIL FROM is refused as "user unknown" with no enhanced code, then it bounces without suppressing the recipient', () => {
+    expect(rejected('550 User unknown', 'MAIL FROM')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: false });
+  });
+
   it('when MAIL FROM is refused with a 5.1.x code, then it bounces without suppressing the recipient', () => {
     expect(rejected('550 5.1.0 Sender rejected', 'MAIL FROM')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: false });
   });

@@ -1,4 +1,4 @@
-import { bounceSuppressesAddress } from '@mailroom/core';
+import { bounceSuppressesAddress, enhancedFromBasic } from '@mailroom/core';
 import { CANNOT_DOWNGRADE } from '../message/downgrade-to-7bit';
 import type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
 import { parseRetryAfterSeconds } from './parse-retry-after';
@@ -91,7 +91,9 @@ function isClosedDuringHandshake(fields: SmtpErrorFields): boolean {
  *   with `retryAfterSeconds` when the reply asks for a delay ("try again in 120 seconds").
  * - 5xx → bounced: enhanced 5.1.x → hard and suppressed (no such mailbox or domain), except
  *   5.1.7/5.1.8 and any rejection of MAIL FROM, which are about our sender, not the recipient;
- *   5.7.x → policy; 5.2.x and 5.3.x → soft; anything else → hard, not suppressed.
+ *   5.7.x → policy; 5.2.x and 5.3.x → soft; anything else → hard, not suppressed. A 5xx
+ *   without an enhanced code is read by its text (`enhancedFromBasic`): "550 No such user here"
+ *   as 5.1.1, "552 Mailbox full" as 5.2.2, "554 Message rejected as spam" as 5.7.1.
  * - 503 (bad sequence of commands) → deferred: it says the session was in the wrong state,
  *   not that the message was refused, so a new session can succeed.
  * - 530 (authentication required, RFC 4954 §6; "must issue a STARTTLS command first", RFC 3207
@@ -152,7 +154,10 @@ export function classifyReply(
   if (replyClass !== 5 || reply.code === 503 || reply.code === 530) {
     return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
   }
-  const { bounceType, suppress } = bounceClass(reply.enhancedCode, context.senderRejected === true);
+  // A reply without an enhanced code ("550 No such user here") is read by its text, as a bounce
+  // report by mail is: the reply keeps the codes it came with.
+  const enhancedCode = reply.enhancedCode ?? (reply.code !== null ? enhancedFromBasic(reply.code, reply.message) : null);
+  const { bounceType, suppress } = bounceClass(enhancedCode, context.senderRejected === true);
   return { kind: 'bounced', smtp: reply, bounceType, suppress };
 }
 

@@ -1,7 +1,8 @@
+import { enhancedFromBasic } from '@mailroom/core';
 import { decodeBody, type Header, parseHeaderBlock, walk } from '../mime';
 import type { DsnAction, DsnRecipient } from '../report';
 import { findOriginal } from '../report-message';
-import { actionFromStatus, enhancedFromBasic, findBasicCode, findEnhancedCode } from '../status-codes';
+import { actionFromStatus, findBasicCode, findEnhancedCode } from '../status-codes';
 import { bareAddress, oneLine } from '../text';
 import type { ReportFormat } from './format';
 
