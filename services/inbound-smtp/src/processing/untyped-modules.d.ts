@@ -23,3 +23,12 @@ declare module 'email-reply-parser' {
     parseReply(text: string): string;
   }
 }
+
+// The parser's pattern lists, one instance shared by every parser: text-reply.ts takes out some.
+declare module 'email-reply-parser/lib/regex' {
+  const patterns: {
+    /** A line matching one of these starts a signature. */
+    signatureRegex: RegExp[];
+  };
+  export default patterns;
+}
