@@ -1,33 +1,136 @@
 // What a failure's text says when it carries no enhanced status code (RFC 3463): the one reading
 // of reply texts for the sender's SMTP replies and for bounce reports received by mail, so that
 // "550 No such user here" suppresses the address (5.1.1) whichever way it reached us.
+//
+// These texts come from hostile peers: every pattern is an alternation of literals with at most a
+// bounded run of one character class between them, so matching stays linear in the text's length.
 
+// About our side of the exchange, not the recipient: our sender address or domain (Exim's "Sender
+// verify failed", which quotes the "No Such User Here" our sender got; GMX's "mailbox unavailable /
+// Sender address is not allowed"), our IP, host name or DNS ("invalid DNS MX or A/AAAA resource
+// record", PTR, HELO), or a refusal to relay for us (Postfix's "Relay access denied", qmail's
+// rcpthosts, Courier's "Relaying denied"). Read first, so such a text never suppresses the recipient.
+const ABOUT_OUR_SIDE =
+  /sender verify|verification failed for|sender address|sender domain|unknown sender|envelope sender|relay(?:ing)? (?:access )?(?:denied|disallowed|not permitted|not allowed|prohibited|refused)|(?:not permitted|not allowed|unable) to relay|rcpthosts|invalid dns|reverse dns|\brdns\b|\bptr\b|\bhelo\b|\behlo\b|client host|your (?:ip|domain|server|host|mail server|account)/i;
+// The recipient does not exist, said plainly.
 const NO_SUCH_USER =
-  /user unknown|unknown user|unknown recipient|no such (?:user|mailbox|recipient|account)|does ?n[o']t exist|mailbox unavailable|mailbox not found|recipient not found|user not found|invalid recipient|no mailbox here by that name|not listed in (?:domino directory|public name)|doesn't have an? [\w.-]+ account|address couldn't be found|account that you tried to reach does not exist/i;
-const MAILBOX_FULL = /mailbox (?:is )?full|over quota|quota exceeded|exceeded (?:storage|quota)|insufficient (?:system )?storage|mail ?file is full/i;
-const POLICY = /spam|blocked|black ?list|block ?list|blacklisted|policy|reputation|dmarc|not authorized|access denied/i;
+  /(?:user|recipient|mailbox|addressee) (?:is )?unknown|unknown (?:user|recipient|mailbox|addressee|local[- ]?part)|no such (?:user|mailbox|recipient|account|address)|(?:user|mailbox|recipient|address|account|addressee)\b[^;]{0,80}\bdoes ?n[o']t exist|>:? does ?n[o']t exist|\.[a-z]{2,24} does ?n[o']t exist|(?:mailbox|recipient|user|address) not found|invalid (?:recipient|mailbox)|no mailbox here by that name|not listed in (?:domino directory|public name)|doesn't have an? [\w.-]+ account|address couldn't be found/i;
+// The recipient's mailbox or account is disabled for good (RFC 3463 X.2.1): Gmail's "account … is
+// disabled", Yahoo's "This mailbox is disabled" and "disabled or discontinued", "This account is inactive".
+const MAILBOX_DISABLED =
+  /(?:mailbox|account|user|address|recipient)\b[^;]{0,40}\b(?:disabled|deactivated|inactive|discontinued|closed|no longer (?:active|in use))/i;
+const MAILBOX_FULL =
+  /mailbox (?:is )?full|over ?quota|quota exceeded|exceeded (?:storage|quota)|exceeds? (?:its |the |their )?(?:storage |mailbox )?quota|insufficient (?:system )?storage|out of storage|mailbox size limit|mail ?file is full/i;
+// The message is too big (RFC 3463 X.3.4).
+const MESSAGE_TOO_BIG =
+  /message (?:is )?too (?:big|large)|message size (?:exceeds|too|limit)|(?:exceeds|exceeded) (?:the |our |my )?(?:fixed |maximum |max )?(?:maximum )?(?:message )?size|databytes|too much mail data|message length exceeds/i;
+const POLICY =
+  /spam|blocked|black ?list|block ?list|polic(?:y|ies)|reputation|dmarc|\bspf\b|dkim|unauthenticated|not authorized|denied|prohibited|banned|listed (?:at|on|in|by)|dnsbl|\brbl\b|unsolicited|virus|malware|infected|phishing|rate ?limit|throttl/i;
+// Weaker words for a missing recipient, read only when nothing above matched: RFC 5321's own "550
+// Requested action not taken: mailbox unavailable" (GMX, Web.de and old Hotmail for no such
+// user), Exim's "Unrouteable address" (no router accepts it: for a local domain, no such user),
+// Postfix's "Recipient address rejected: undeliverable address" (its probe of the address bounced).
+const WEAK_NO_SUCH_USER = /mailbox unavailable|undeliverable address|unrout(?:e)?able address/i;
+// An enhanced code after the text, as qmail writes it: "sorry, no mailbox here by that name. (#5.1.1)".
+const TRAILING_ENHANCED = /\(#([245])\.(\d{1,3})\.(\d{1,3})\)/;
+
+type TextReading = 'our-side' | 'no-such-user' | 'disabled' | 'full' | 'too-big' | 'policy' | 'weak-no-such-user';
+
+function readText(text: string): TextReading | null {
+  if (ABOUT_OUR_SIDE.test(text)) return 'our-side';
+  if (NO_SUCH_USER.test(text)) return 'no-such-user';
+  if (MAILBOX_DISABLED.test(text)) return 'disabled';
+  if (MAILBOX_FULL.test(text)) return 'full';
+  if (MESSAGE_TOO_BIG.test(text)) return 'too-big';
+  if (POLICY.test(text)) return 'policy';
+  if (WEAK_NO_SUCH_USER.test(text)) return 'weak-no-such-user';
+  return null;
+}
+
+const PERMANENT_BY_READING: Record<TextReading, string> = {
+  'our-side': '5.7.1',
+  'no-such-user': '5.1.1',
+  disabled: '5.2.1',
+  full: '5.2.2',
+  'too-big': '5.3.4',
+  policy: '5.7.1',
+  'weak-no-such-user': '5.1.1',
+};
 
 /**
- * An enhanced status code for a basic reply code and its text, conservatively: 5xx with a "no
- * such user" text → 5.1.1; with a "mailbox full" text → 5.2.2; with a spam, block or policy
- * text → 5.7.1; any other 5xx → 5.0.0; 4xx with "mailbox full" → 4.2.2; other 4xx → 4.0.0;
- * 2xx → 2.0.0.
+ * An enhanced status code for a basic reply code and its text, conservatively. A qmail-style
+ * "(#5.1.1)" in the text of the same class is taken as written. Otherwise, for a 5xx, in this
+ * order: a text about our side (sender address or domain, our IP or DNS, HELO, a relay refusal)
+ * → 5.7.1; "no such user" → 5.1.1; a disabled or inactive mailbox → 5.2.1; "mailbox full" →
+ * 5.2.2; "message too big" → 5.3.4; spam, block or policy → 5.7.1; "mailbox unavailable",
+ * "unrouteable address", "undeliverable address" → 5.1.1; anything else → 5.0.0. A 4xx with
+ * "mailbox full" → 4.2.2; other 4xx → 4.0.0; 2xx → 2.0.0.
  */
 export function enhancedFromBasic(code: number, text: string): string {
   const klass = Math.floor(code / 100);
+  const trailing = TRAILING_ENHANCED.exec(text);
+  if (trailing && Number(trailing[1]) === klass) return `${trailing[1]}.${Number(trailing[2])}.${Number(trailing[3])}`;
   if (klass === 5) {
-    if (NO_SUCH_USER.test(text)) return '5.1.1';
-    if (MAILBOX_FULL.test(text)) return '5.2.2';
-    if (POLICY.test(text)) return '5.7.1';
-    return '5.0.0';
+    const reading = readText(text);
+    return reading ? PERMANENT_BY_READING[reading] : '5.0.0';
   }
   if (klass === 4) return MAILBOX_FULL.test(text) ? '4.2.2' : '4.0.0';
   return '2.0.0';
 }
 
-/** For a failure known to be permanent but given with no code at all: 5.1.1 or 5.2.2 by its text, else null (never a guess). */
+/**
+ * For a failure known to be permanent but given with no code at all: 5.1.1 (no such user), 5.2.1
+ * (disabled) or 5.2.2 (mailbox full) by its text, else null (never a guess; a text about our side
+ * or a policy is never read as a missing recipient).
+ */
 export function permanentStatusFromText(text: string): string | null {
-  if (NO_SUCH_USER.test(text)) return '5.1.1';
-  if (MAILBOX_FULL.test(text)) return '5.2.2';
-  return null;
+  switch (readText(text)) {
+    case 'no-such-user':
+    case 'weak-no-such-user':
+      return '5.1.1';
+    case 'disabled':
+      return '5.2.1';
+    case 'full':
+      return '5.2.2';
+    default:
+      return null;
+  }
+}
+
+/**
+ * Whether a text says the recipient's mailbox is disabled for good ("The email account that you
+ * tried to reach is disabled", "This account has been disabled or discontinued", "This account is
+ * inactive"), and is not about our own account or sender.
+ */
+export function saysMailboxDisabled(text: string): boolean {
+  return MAILBOX_DISABLED.test(text) && !ABOUT_OUR_SIDE.test(text);
+}
+
+// Known misuses of an enhanced code by a large provider, which every ESP reads by the reply's
+// words instead. Each is narrow: the one code and the provider's exact wording, anchored at the
+// start of the text (after the codes).
+//
+// Microsoft 365's Directory-Based Edge Blocking refuses a recipient that is not in the tenant's
+// directory with "550 5.4.1 Recipient address rejected: Access denied" (sometimes with the address
+// in brackets first, "[bob@contoso.com]: Recipient address rejected: …"); Microsoft's own
+// documentation of the error says the recipient does not exist. 5.4.1 is otherwise "no answer
+// from host" (RFC 3463), and Microsoft's "5.4.1 Relay Access Denied" stays as written. Postfix's
+// check_recipient_access uses the same words with 5.7.1: that stays policy.
+const MICROSOFT_DBEB = /^(?:\[[^\]\s]{1,320}\]:? )?Recipient address rejected: Access denied\b/i;
+// Yandex answers a recipient that does not exist with "550 5.7.1 No such user!" (and nothing more).
+const YANDEX_NO_SUCH_USER = /^No such user!?$/i;
+
+/**
+ * The enhanced status code a reply is classified by. An enhanced code in the reply is taken as
+ * written, except the known misuses above, read as 5.1.1; a reply without one is read by its text
+ * (`enhancedFromBasic`). Null when the reply has neither.
+ */
+export function replyStatus(code: number | null, enhancedCode: string | null, text: string): string | null {
+  if (enhancedCode !== null) {
+    const words = text.trim();
+    if (enhancedCode === '5.4.1' && MICROSOFT_DBEB.test(words)) return '5.1.1';
+    if (enhancedCode === '5.7.1' && YANDEX_NO_SUCH_USER.test(words)) return '5.1.1';
+    return enhancedCode;
+  }
+  return code !== null ? enhancedFromBasic(code, text) : null;
 }

@@ -40,7 +40,17 @@ describe('dsnOutcome', () => {
     ['4.4.7', 'failed', { kind: 'bounced', bounceType: 'soft', suppress: false }],
     ['4.2.2', 'delayed', { kind: 'deferred' }],
   ] as const)('when the status is %s and the action %s, then %j', (status, action, expected) => {
-    expect(dsnOutcome(block({ status, action }))).toMatchObject(expected);
+    expect(dsnOutcome(block({ status, action, diagnostic: null }))).toMatchObject(expected);
+  });
+
+  // The sender's reading of a reply (replyStatus, bounceSuppressesAddress), the same by mail.
+  test.each([
+    ['Microsoft 365 refusing a recipient not in its directory', '5.4.1', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281)', 'hard', true],
+    ['Gmail: the account is disabled', '5.2.1', "550-5.2.1 The email account that you tried to reach is disabled. 550 5.2.1 Learn more", 'hard', true],
+    ['Gmail: the account receives mail too fast', '5.2.1', '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'soft', false],
+    ['Microsoft relaying refused', '5.4.1', '550 5.4.1 Relay Access Denied', 'soft', false],
+  ])('when the report is %s, then it bounces %s, suppress %s', (_what, status, diagnostic, bounceType, suppress) => {
+    expect(dsnOutcome(block({ status, diagnostic }))).toMatchObject({ kind: 'bounced', bounceType, suppress, smtp: { enhanced_code: status } });
   });
 
   test('when delivered or relayed, then no outcome', () => {
