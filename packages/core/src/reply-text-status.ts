@@ -15,7 +15,7 @@ const ABOUT_OUR_SIDE =
 // The recipient does not exist, said plainly.
 const NO_SUCH_USER =
   /(?:user|recipient|mailbox|addressee) (?:is )?unknown|unknown (?:user|recipient|mailbox|addressee|local[- ]?part)|no such (?:user|mailbox|recipient|account|address)|(?:user|mailbox|recipient|address|account|addressee)\b[^;]{0,80}\bdoes ?n[o']t exist|>:? does ?n[o']t exist|\.[a-z]{2,24} does ?n[o']t exist|(?:mailbox|recipient|user|address) not found|invalid (?:recipient|mailbox)|no mailbox here by that name|not listed in (?:domino directory|public name)|doesn't have an? [\w.-]+ account|address couldn't be found/i;
-// The recipient's mailbox or account is disabled for good (RFC 3463 X.2.1): Gmail's "account … is
+// The recipient's mailbox or account is disabled (RFC 3463 X.2.1, which may be enabled again): Gmail's "account … is
 // disabled", Yahoo's "This mailbox is disabled" and "disabled or discontinued", "This account is inactive".
 const MAILBOX_DISABLED =
   /(?:mailbox|account|user|address|recipient)\b[^;]{0,40}\b(?:disabled|deactivated|inactive|discontinued|closed|no longer (?:active|in use))/i;
@@ -98,39 +98,11 @@ export function permanentStatusFromText(text: string): string | null {
 }
 
 /**
- * Whether a text says the recipient's mailbox is disabled for good ("The email account that you
- * tried to reach is disabled", "This account has been disabled or discontinued", "This account is
- * inactive"), and is not about our own account or sender.
- */
-export function saysMailboxDisabled(text: string): boolean {
-  return MAILBOX_DISABLED.test(text) && !ABOUT_OUR_SIDE.test(text);
-}
-
-// Known misuses of an enhanced code by a large provider, which every ESP reads by the reply's
-// words instead. Each is narrow: the one code and the provider's exact wording, anchored at the
-// start of the text (after the codes).
-//
-// Microsoft 365's Directory-Based Edge Blocking refuses a recipient that is not in the tenant's
-// directory with "550 5.4.1 Recipient address rejected: Access denied" (sometimes with the address
-// in brackets first, "[bob@contoso.com]: Recipient address rejected: …"); Microsoft's own
-// documentation of the error says the recipient does not exist. 5.4.1 is otherwise "no answer
-// from host" (RFC 3463), and Microsoft's "5.4.1 Relay Access Denied" stays as written. Postfix's
-// check_recipient_access uses the same words with 5.7.1: that stays policy.
-const MICROSOFT_DBEB = /^(?:\[[^\]\s]{1,320}\]:? )?Recipient address rejected: Access denied\b/i;
-// Yandex answers a recipient that does not exist with "550 5.7.1 No such user!" (and nothing more).
-const YANDEX_NO_SUCH_USER = /^No such user!?$/i;
-
-/**
- * The enhanced status code a reply is classified by. An enhanced code in the reply is taken as
- * written, except the known misuses above, read as 5.1.1; a reply without one is read by its text
- * (`enhancedFromBasic`). Null when the reply has neither.
+ * The enhanced status code a reply is classified by: the one it carries, as written (DESIGN §4
+ * suppresses only for 5.1.x and never for policy codes, whatever the words), else the one its
+ * basic code and text give (`enhancedFromBasic`). Null when the reply has neither.
  */
 export function replyStatus(code: number | null, enhancedCode: string | null, text: string): string | null {
-  if (enhancedCode !== null) {
-    const words = text.trim();
-    if (enhancedCode === '5.4.1' && MICROSOFT_DBEB.test(words)) return '5.1.1';
-    if (enhancedCode === '5.7.1' && YANDEX_NO_SUCH_USER.test(words)) return '5.1.1';
-    return enhancedCode;
-  }
+  if (enhancedCode !== null) return enhancedCode;
   return code !== null ? enhancedFromBasic(code, text) : null;
 }

@@ -43,10 +43,12 @@ describe('dsnOutcome', () => {
     expect(dsnOutcome(block({ status, action, diagnostic: null }))).toMatchObject(expected);
   });
 
-  // The sender's reading of a reply (replyStatus, bounceSuppressesAddress), the same by mail.
+  // The status as the report gives it, whatever the diagnostic's words (DESIGN §7: hard for 5.1.x,
+  // policy for 5.7.x, soft otherwise; DESIGN §4: only 5.1.x suppresses).
   test.each([
-    ['Microsoft 365 refusing a recipient not in its directory', '5.4.1', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281)', 'hard', true],
-    ['Gmail: the account is disabled', '5.2.1', "550-5.2.1 The email account that you tried to reach is disabled. 550 5.2.1 Learn more", 'hard', true],
+    ['Microsoft 365 refusing a recipient not in its directory', '5.4.1', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281)', 'soft', false],
+    ['Gmail: the account is disabled', '5.2.1', '550-5.2.1 The email account that you tried to reach is disabled. 550 5.2.1 Learn more', 'soft', false],
+    ['Yandex: no such user, with a policy code', '5.7.1', '550 5.7.1 No such user!', 'policy', false],
     ['Gmail: the account receives mail too fast', '5.2.1', '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'soft', false],
     ['Microsoft relaying refused', '5.4.1', '550 5.4.1 Relay Access Denied', 'soft', false],
   ])('when the report is %s, then it bounces %s, suppress %s', (_what, status, diagnostic, bounceType, suppress) => {

@@ -1,6 +1,6 @@
 // What a received report does to the one recipient it is about (DESIGN §7 "Feedback"): pure
 // functions from a read report (../feedback/read-report) to the outcome recordOutcomes applies.
-import { bounceSuppressesAddress, normalizeAddress, replyStatus, type SmtpReplyData } from '@mailroom/core';
+import { bounceSuppressesAddress, normalizeAddress, type SmtpReplyData } from '@mailroom/core';
 import type { FeedbackOutcome } from '@mailroom/db';
 import { classifyBounce, type DsnRecipient, type FeedbackType, type Report } from '../feedback/read-report';
 import { findBasicCode } from '../feedback/status-codes';
@@ -39,22 +39,16 @@ export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address:
  * delivered/relayed/expanded → null.
  */
 export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
-  const reply = splitReply(block.diagnostic, block.status);
-  // Classified as the sender classifies a reply (replyStatus): a known misuse of a code, such as
-  // Microsoft's "5.4.1 Recipient address rejected: Access denied", by its words. The event shows
-  // the status the report gave.
-  const status = replyStatus(reply.code, block.status, reply.text ?? '') ?? block.status;
-  const { event, bounceType } = classifyBounce(status, block.action);
+  const { event, bounceType } = classifyBounce(block.status, block.action);
   if (event === null) return null;
+  const reply = splitReply(block.diagnostic, block.status);
   const smtp: SmtpReplyData = {
     code: reply.code,
     enhanced_code: block.status,
     message: reply.text ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
-  // A bounce that suppresses (no such user; a 5.2.1 saying the mailbox is disabled) is a hard one.
-  const suppress = bounceSuppressesAddress(status, reply.text ?? undefined);
-  return { kind: 'bounced', smtp, bounceType: suppress ? 'hard' : (bounceType ?? 'soft'), suppress };
+  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status) };
 }
 
 /** A report nobody can read: a soft bounce with no code, its text kept (never a guessed hard bounce). */

@@ -3,8 +3,9 @@ import { classifySmtpResult } from './classify-smtp-result';
 // Real-world-style rejection replies, written from what these servers are known to answer (not
 // copied from any corpus), and the outcome a mature email platform gives each: deferred, or
 // bounced hard / soft / policy, and whether the address is suppressed. An address is suppressed
-// only when the reply clearly says the recipient does not exist or is permanently disabled; never
-// for policy, spam, reputation, relay, sender or rate replies. Each goes through classifySmtpResult
+// only for 5.1.x (DESIGN §4), given or read from a reply without an enhanced code that clearly
+// says the recipient does not exist; never for policy, spam, reputation, relay, sender or rate
+// replies. A disabled mailbox is 5.2.1 (RFC 3463: it may be enabled again): soft, not suppressed. Each goes through classifySmtpResult
 // as nodemailer hands it over (a rejected RCPT TO), multi-line replies joined by "\n" as nodemailer
 // joins them.
 
@@ -92,7 +93,7 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
   [
     'Gmail, disabled account (5.2.1)',
     '550-5.2.1 The email account that you tried to reach is disabled. Learn more at\n550 5.2.1  https://support.google.com/mail/?p=DisabledUser m4si3456789qkb.56 - gsmtp',
-    HARD_SUPPRESS,
+    SOFT,
   ],
   ['Gmail, too big (5.3.4)', "552-5.3.4 Your message exceeded Google's message size limits. Please visit\n552 5.3.4  https://support.google.com/mail/?p=MaxSizeError n5si4567890qkb.78 - gsmtp", SOFT],
   [
@@ -104,12 +105,13 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
 
   // Microsoft Exchange Online / Outlook.com
   ['Exchange Online, recipient not found (5.1.10)', '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient bob@contoso.com not found by SMTP address lookup', HARD_SUPPRESS],
-  // Directory-based edge blocking: the recipient is not in the tenant's directory, whatever 5.4.1 says.
-  ['Exchange Online, DBEB (5.4.1)', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [AM6EUR05FT012.eop-eur05.prod.protection.outlook.com]', HARD_SUPPRESS],
+  // Directory-based edge blocking: the recipient is not in the tenant's directory, but the code is
+  // 5.4.1, and DESIGN §4 suppresses only for 5.1.x: hard, the code taken as written.
+  ['Exchange Online, DBEB (5.4.1)', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281) [AM6EUR05FT012.eop-eur05.prod.protection.outlook.com]', HARD],
   [
     'Exchange Online, DBEB naming the address (5.4.1)',
     '550 5.4.1 [bob@contoso.com]: Recipient address rejected: Access denied. For more information see https://aka.ms/EXOSmtpErrors [DB3PEPF0000885C.eurprd02.prod.outlook.com 2024-05-01T10:00:00.000Z 08DC69C1A2B3C4D5]',
-    HARD_SUPPRESS,
+    HARD,
   ],
   // 5.4.1 as written: a relay refusal is about the route, never the recipient.
   ['Exchange Online, relay access denied (5.4.1)', '550 5.4.1 Relay Access Denied ATTR35 [AM4PEPF00027A5F.eurprd04.prod.outlook.com]', HARD],
@@ -164,11 +166,11 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
   [
     'Yahoo, disabled mailbox',
     '554 delivery error: dd Sorry, your message to bob@yahoo.com cannot be delivered. This mailbox is disabled (554.30). - mta4321.mail.bf1.yahoo.com',
-    HARD_SUPPRESS,
+    SOFT,
   ],
   ['Yahoo (older), mailbox not found', '552 1 Requested mail action aborted, mailbox not found', HARD_SUPPRESS],
   ['Yahoo, over quota', '554 delivery error: dd Sorry your message to bob@yahoo.com cannot be delivered. This account is over quota. - mta4321.mail.bf1.yahoo.com', SOFT],
-  ['Yahoo (older), disabled or discontinued', '554 30 Sorry, your message to bob@yahoo.com cannot be delivered. This account has been disabled or discontinued [#102].', HARD_SUPPRESS],
+  ['Yahoo (older), disabled or discontinued', '554 30 Sorry, your message to bob@yahoo.com cannot be delivered. This account has been disabled or discontinued [#102].', SOFT],
 
   // iCloud
   ['iCloud, user does not exist', '550 5.1.1 <bob@icloud.com>: user does not exist', HARD_SUPPRESS],
@@ -193,7 +195,7 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
     '554-Transaction failed\n554-Reject due to policy restrictions.\n554 For explanation visit https://postmaster.gmx.net/en/case?c=r0401&i=ip&v=203.0.113.7&r=1AbCdE-1aBcDe',
     POLICY,
   ],
-  ['Web.de, mailbox disabled', '550 5.2.1 <bob@web.de>: Mailbox disabled, not accepting messages', HARD_SUPPRESS],
+  ['Web.de, mailbox disabled', '550 5.2.1 <bob@web.de>: Mailbox disabled, not accepting messages', SOFT],
 
   // Mail.ru
   ['Mail.ru, invalid mailbox: user not found', '550 Message was not accepted -- invalid mailbox.  Local mailbox bob@mail.ru is unavailable: user not found', HARD_SUPPRESS],
@@ -206,8 +208,9 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
   ['Mail.ru, rate limit', '451 Ratelimit exceeded for mailbox bob@mail.ru. Try again later.', DEFERRED],
 
   // Yandex
-  // Yandex answers a recipient that does not exist with 5.7.1; every ESP reads it as no such user.
-  ['Yandex, no such user (5.7.1)', '550 5.7.1 No such user!', HARD_SUPPRESS],
+  // Yandex answers a recipient that does not exist with 5.7.1, a policy code: DESIGN §4 never
+  // suppresses for policy codes, so it is read as written.
+  ['Yandex, no such user (5.7.1)', '550 5.7.1 No such user!', POLICY],
   ['Yandex, spam', '554 5.7.1 [2] Message rejected under suspicion of SPAM; https://ya.cc/1IrBc 1700000000-AbCdEf0123', POLICY],
   ['Yandex, policy rejection on the target address', '550 5.7.1 Policy rejection on the target address', POLICY],
   ['Yandex, temporarily unavailable', '451 4.7.1 Sorry, the service is currently unavailable. Please come back later.', DEFERRED],
@@ -302,10 +305,10 @@ const corpus: ReadonlyArray<readonly [source: string, reply: string, expected: E
   ['MDaemon, message size', '552 Message size exceeds fixed maximum message size', SOFT],
 
   // Disabled, inactive, deactivated accounts
-  ['Disabled or discontinued', '550 This account has been disabled or discontinued [#102].', HARD_SUPPRESS],
-  ['Inactive account (5.2.1)', '550 5.2.1 <bob@example.com>: This account is inactive', HARD_SUPPRESS],
-  ['Mailbox disabled (5.2.1)', '550 5.2.1 Mailbox disabled, not accepting messages', HARD_SUPPRESS],
-  ['Deactivated mailbox (no enhanced code)', '550 bob@example.com: mailbox deactivated', HARD_SUPPRESS],
+  ['Disabled or discontinued', '550 This account has been disabled or discontinued [#102].', SOFT],
+  ['Inactive account (5.2.1)', '550 5.2.1 <bob@example.com>: This account is inactive', SOFT],
+  ['Mailbox disabled (5.2.1)', '550 5.2.1 Mailbox disabled, not accepting messages', SOFT],
+  ['Deactivated mailbox (no enhanced code)', '550 bob@example.com: mailbox deactivated', SOFT],
   // Our own account at a relay, not the recipient's.
   ['Our account disabled', '550 5.2.1 Your account has been disabled for sending', SOFT],
 

@@ -91,12 +91,11 @@ function isClosedDuringHandshake(fields: SmtpErrorFields): boolean {
  *   with `retryAfterSeconds` when the reply asks for a delay ("try again in 120 seconds").
  * - 5xx → bounced: enhanced 5.1.x → hard and suppressed (no such mailbox or domain), except
  *   5.1.7/5.1.8 and any rejection of MAIL FROM, which are about our sender, not the recipient;
- *   5.2.1 whose text says the recipient's mailbox is disabled or inactive → hard and suppressed;
- *   5.7.x → policy; other 5.2.x and 5.3.x → soft; anything else → hard, not suppressed. A 5xx
+ *   5.7.x → policy; 5.2.x and 5.3.x → soft; anything else → hard, not suppressed. A 5xx
  *   without an enhanced code is read by its text (`enhancedFromBasic`): "550 No such user here"
- *   as 5.1.1, "552 Mailbox full" as 5.2.2, "554 Message rejected as spam" as 5.7.1. An enhanced
- *   code is taken as written except two known misuses (`replyStatus` in core): Microsoft's "5.4.1
- *   Recipient address rejected: Access denied" and Yandex's "5.7.1 No such user!" are 5.1.1.
+ *   as 5.1.1, "552 Mailbox full" as 5.2.2, "554 Message rejected as spam" as 5.7.1, "Sender
+ *   verify failed … No Such User Here" (about our sender) as 5.7.1. An enhanced code is taken as
+ *   written (`replyStatus` in core).
  * - 503 (bad sequence of commands) → deferred: it says the session was in the wrong state,
  *   not that the message was refused, so a new session can succeed.
  * - 530 (authentication required, RFC 4954 §6; "must issue a STARTTLS command first", RFC 3207
@@ -158,13 +157,13 @@ export function classifyReply(
     return { kind: 'deferred', smtp: reply, error, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
   }
   // A reply without an enhanced code ("550 No such user here") is read by its text, as a bounce
-  // report by mail is; a known misuse of a code by its words. The reply keeps the codes it came with.
+  // report by mail is. The reply keeps the codes it came with.
   const enhancedCode = replyStatus(reply.code, reply.enhancedCode, reply.message);
-  const { bounceType, suppress } = bounceClass(enhancedCode, reply.message, context.senderRejected === true);
+  const { bounceType, suppress } = bounceClass(enhancedCode, context.senderRejected === true);
   return { kind: 'bounced', smtp: reply, bounceType, suppress };
 }
 
-function bounceClass(enhancedCode: string | null, text: string, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
+function bounceClass(enhancedCode: string | null, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
   const [, subject] = (enhancedCode ?? '').split('.');
   switch (subject) {
     case '1': {
@@ -174,9 +173,6 @@ function bounceClass(enhancedCode: string | null, text: string, senderRejected: 
     case '7':
       return { bounceType: 'policy', suppress: false };
     case '2':
-      // 5.2.1 saying the recipient's mailbox is disabled or inactive: as permanent as no such user.
-      if (!senderRejected && bounceSuppressesAddress(enhancedCode, text)) return { bounceType: 'hard', suppress: true };
-      return { bounceType: 'soft', suppress: false };
     case '3':
       return { bounceType: 'soft', suppress: false };
     default:
