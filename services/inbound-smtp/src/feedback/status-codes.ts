@@ -6,7 +6,8 @@ import { enhancedFromBasic, permanentStatusFromText } from '@mailroom/core';
 // 2. Otherwise a basic SMTP reply code (`550 User unknown`) is mapped by its text, as the sender
 //    maps an SMTP reply without an enhanced code (`enhancedFromBasic` in @mailroom/core).
 // 3. Otherwise, only when the report itself says the failure is permanent, a "no such user" text
-//    → 5.1.1 and a "mailbox full" text → 5.2.2; anything else stays null (never a guessed code).
+//    → 5.1.1, a disabled mailbox → 5.2.1 and a "mailbox full" text → 5.2.2 (`permanentStatusFromText`
+//    in @mailroom/core); anything else stays null (never a guessed code).
 
 const ENHANCED = /(?<![\w.])([245])\.(\d{1,3})\.(\d{1,3})(?!\w|\.\d)/;
 // A reply code where SMTP replies are quoted: at a line's start, after `said:`, `smtp;`, `#`, a quote.
