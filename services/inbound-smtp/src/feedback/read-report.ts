@@ -21,9 +21,9 @@
  * Bounded on hostile input: only the first MAX_SCAN_BYTES are parsed, nesting and part counts
  * are capped (mime.ts), text scans are capped (text.ts), and nothing here throws.
  */
+import { hasAutomaticMark } from './auto-reply';
 import { FORMATS } from './formats';
 import { looksLikeBounce } from './formats/generic';
-import { header } from './mime';
 import type { Report } from './report';
 import { type ReportMessage, readMessage } from './report-message';
 import { normalizeText } from './text';
@@ -60,22 +60,14 @@ const AUTO_REPLY_SUBJECT =
   /out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|vacation|abwesenheit|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|fuori sede|resposta autom[áa]tica|automatisch antwoord|niet aanwezig|autosvar|automaattinen vastaus|odpowied[źz] automatyczna|自动回复|自動回覆|自動応答|自動返信/i;
 
 /**
- * RFC 3834 `Auto-Submitted` (any value but `no`: out-of-office replies are often marked
- * `auto-generated` rather than `auto-replied`, Sieve notifications `auto-notified`), Exchange's
- * `X-Auto-Response-Suppress` (it stamps its own automatic replies so that they answer no
- * other), and the common non-standard markers and subjects of vacation replies. RFC 3834 §4
- * sends such replies to the return path, so they reach the VERP address routinely.
+ * An automatic reply: a message that does not look like a bounce (formats/generic.ts) with a
+ * mark of an automatic message (auto-reply.ts `hasAutomaticMark`: RFC 3834 `Auto-Submitted`,
+ * Exchange's `X-Auto-Response-Suppress`, `X-Autoreply`, `X-Autorespond`, `Precedence:
+ * auto_reply`/`bulk`/`junk`) or a vacation subject. RFC 3834 §4 sends such replies to the
+ * return path, so they reach the VERP address routinely.
  */
 function isAutoReply(message: ReportMessage): boolean {
-  // Bounces carry Auto-Submitted too; an unreadable bounce stays unknown (a soft bounce).
+  // Bounces carry Auto-Submitted and Precedence too; an unreadable bounce stays unknown (a soft bounce).
   if (looksLikeBounce(message)) return false;
-  const autoSubmitted = (header(message.root, 'auto-submitted') ?? '').trim().toLowerCase();
-  return (
-    (autoSubmitted !== '' && !autoSubmitted.startsWith('no')) ||
-    header(message.root, 'x-auto-response-suppress') !== undefined ||
-    header(message.root, 'x-autoreply') !== undefined ||
-    header(message.root, 'x-autorespond') !== undefined ||
-    /auto_reply/i.test(header(message.root, 'precedence') ?? '') ||
-    AUTO_REPLY_SUBJECT.test(message.subject)
-  );
+  return hasAutomaticMark(message) || AUTO_REPLY_SUBJECT.test(message.subject);
 }

@@ -1,3 +1,4 @@
+import { hasVacationPrefix, quotesSmtpReply } from '../auto-reply';
 import { findOriginal, type ReportMessage } from '../report-message';
 import { findBasicCode, findEnhancedCode } from '../status-codes';
 import { type ReportFormat, textRecipient } from './format';
@@ -12,8 +13,16 @@ const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)/i;
 const SUBJECT =
   /undeliver|returned mail|delivery (?:status notification|failure|failed|problem)|failure notice|mail delivery failed|non[- ]?delivery|unzustellbar|nicht zustellbar|non remis|non distribuable|[ée]chec de (?:la )?remise|no se puede entregar|no entregado|non recapitabile|onbestelbaar|n[ãa]o entregue|n[ãa]o (?:foi )?poss[íi]vel entregar|kan inte levereras|olevererbar|kan ikke leveres|nie mo[żz]na dostarczy[ćc]/i;
 
-/** True when the sender or subject says the message is a bounce. */
+/**
+ * True when the message says it is a bounce: it quotes an SMTP reply with its enhanced code
+ * ("550 5.1.1"), whoever sent it and whatever its subject; else, unless its subject starts with a
+ * vacation responder's prefix ("Automatische Antwort: Ihr Paket ist nicht zustellbar" echoes the
+ * original's subject, and misconfigured servers send vacation replies from postmaster@), its
+ * sender or subject is a bounce's.
+ */
 export function looksLikeBounce(message: ReportMessage): boolean {
+  if (quotesSmtpReply(message.text)) return true;
+  if (hasVacationPrefix(message.subject)) return false;
   return FROM.test(message.from) || SUBJECT.test(message.subject);
 }
 

@@ -1,0 +1,61 @@
+import { header } from './mime';
+import type { ReportMessage } from './report-message';
+
+// Telling automatic replies (RFC 3834: out of office, vacation, ticket acknowledgements,
+// challenge-response) from bounces. Both arrive at the VERP return path and both are often
+// marked `Auto-Submitted`, so the marks only count once the message does not look like a
+// bounce (formats/generic.ts `looksLikeBounce`). All patterns here are anchored or free of
+// nested quantifiers: linear on hostile input.
+
+// The subject prefix a vacation responder puts before the original subject ("Automatic reply:
+// <subject>"), in the languages of AUTO_REPLY_SUBJECT (read-report.ts). Only the prefix with its
+// colon counts: what follows is the original's subject, which may say anything ("… nicht
+// zustellbar"), and a bare "Out of office policy update" can be the subject of a bounce.
+const VACATION_PREFIX =
+  /^[ \t]*(?:(?:re|aw|sv|vs|antw|fw|fwd|wg|tr)[ \t]*:[ \t]*)?(?:out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|automatische antwort|abwesenheitsnotiz|r[ée]ponse automatique|respuesta autom[áa]tica|risposta automatica|resposta autom[áa]tica|automatisch antwoord|autosvar|automaattinen vastaus|odpowied[źz] automatyczna|自动回复|自動回覆|自動応答|自動返信)[ \t\u00a0]*[:：]/i;
+
+// An SMTP reply quoted with its enhanced code, of the same class ("550 5.1.1", "451-4.7.1"):
+// what a bounce quotes and an automatic reply does not.
+const QUOTED_SMTP_REPLY = /(?<![\w.])([245])\d\d[ -]\1\.\d{1,3}\.\d{1,3}(?![\w.])/;
+
+/** True when the subject starts with a vacation responder's prefix ("Automatic reply: …"). */
+export function hasVacationPrefix(subject: string): boolean {
+  return VACATION_PREFIX.test(subject);
+}
+
+/** True when the text quotes an SMTP reply with its enhanced status code. */
+export function quotesSmtpReply(text: string): boolean {
+  return QUOTED_SMTP_REPLY.test(text);
+}
+
+/**
+ * The marks only a reply to a message carries (not a report, which may well be
+ * `auto-generated`): `Auto-Submitted: auto-replied`, `X-Autoreply`, `X-Autorespond`,
+ * `Precedence: auto_reply`, or a vacation subject prefix.
+ */
+export function isMarkedAsReply(message: ReportMessage): boolean {
+  return (
+    /^\s*auto-replied/i.test(header(message.root, 'auto-submitted') ?? '') ||
+    header(message.root, 'x-autoreply') !== undefined ||
+    header(message.root, 'x-autorespond') !== undefined ||
+    /^\s*auto_reply/i.test(header(message.root, 'precedence') ?? '') ||
+    hasVacationPrefix(message.subject)
+  );
+}
+
+/**
+ * Any mark of an automatic message: `Auto-Submitted` with any value but `no`, Exchange's
+ * `X-Auto-Response-Suppress`, `X-Autoreply`, `X-Autorespond`, and `Precedence: auto_reply`,
+ * `bulk` or `junk` (RFC 3834 §3.1.8: what vacation(1), old Gmail, OTRS and challenge-response
+ * systems mark their replies with).
+ */
+export function hasAutomaticMark(message: ReportMessage): boolean {
+  const autoSubmitted = (header(message.root, 'auto-submitted') ?? '').trim().toLowerCase();
+  return (
+    (autoSubmitted !== '' && !autoSubmitted.startsWith('no')) ||
+    header(message.root, 'x-auto-response-suppress') !== undefined ||
+    header(message.root, 'x-autoreply') !== undefined ||
+    header(message.root, 'x-autorespond') !== undefined ||
+    /^\s*(?:auto_reply|bulk|junk)\b/i.test(header(message.root, 'precedence') ?? '')
+  );
+}
