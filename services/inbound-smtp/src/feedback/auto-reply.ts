@@ -7,8 +7,13 @@ import type { ReportMessage } from './report-message';
 // bounce (formats/generic.ts `looksLikeBounce`). All patterns here are anchored or free of
 // nested quantifiers: linear on hostile input.
 
+// Subjects of vacation replies, as the common clients write them in English, German, French,
+// Spanish, Italian, Portuguese, Dutch, the Nordic languages, Polish, Chinese and Japanese.
+const AUTO_REPLY_SUBJECT =
+  /out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|vacation|abwesenheit|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|fuori sede|resposta autom[áa]tica|automatisch antwoord|niet aanwezig|autosvar|automaattinen vastaus|odpowied[źz] automatyczna|自动回复|自動回覆|自動応答|自動返信/i;
+
 // The subject prefix a vacation responder puts before the original subject ("Automatic reply:
-// <subject>"), in the languages of AUTO_REPLY_SUBJECT (read-report.ts). Only the prefix with its
+// <subject>"), in the languages of AUTO_REPLY_SUBJECT above. Only the prefix with its
 // colon counts: what follows is the original's subject, which may say anything ("… nicht
 // zustellbar"), and a bare "Out of office policy update" can be the subject of a bounce.
 const VACATION_PREFIX =
@@ -17,6 +22,11 @@ const VACATION_PREFIX =
 // An SMTP reply quoted with its enhanced code, of the same class ("550 5.1.1", "451-4.7.1"):
 // what a bounce quotes and an automatic reply does not.
 const QUOTED_SMTP_REPLY = /(?<![\w.])([245])\d\d[ -]\1\.\d{1,3}\.\d{1,3}(?![\w.])/;
+
+/** True when the subject is a vacation reply's, anywhere in it ("Out of office", "Abwesenheit"). */
+export function hasVacationSubject(subject: string): boolean {
+  return AUTO_REPLY_SUBJECT.test(subject);
+}
 
 /** True when the subject starts with a vacation responder's prefix ("Automatic reply: …"). */
 export function hasVacationPrefix(subject: string): boolean {

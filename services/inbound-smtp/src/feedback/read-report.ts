@@ -21,7 +21,7 @@
  * Bounded on hostile input: only the first MAX_SCAN_BYTES are parsed, nesting and part counts
  * are capped (mime.ts), text scans are capped (text.ts), and nothing here throws.
  */
-import { hasAutomaticMark } from './auto-reply';
+import { hasAutomaticMark, hasVacationSubject } from './auto-reply';
 import { FORMATS } from './formats';
 import { looksLikeBounce } from './formats/generic';
 import type { Report } from './report';
@@ -54,11 +54,6 @@ function keptText(message: ReportMessage, raw: Buffer): string {
   return text.slice(0, KEPT_TEXT_CHARS);
 }
 
-// Subjects of vacation replies, as the common clients write them in English, German, French,
-// Spanish, Italian, Portuguese, Dutch, the Nordic languages, Polish, Chinese and Japanese.
-const AUTO_REPLY_SUBJECT =
-  /out of (?:the )?office|automatic reply|auto(?:matic)?[- ]?(?:reply|response)|vacation|abwesenheit|automatische antwort|r[ée]ponse automatique|absence du bureau|respuesta autom[áa]tica|fuera de la oficina|risposta automatica|fuori sede|resposta autom[áa]tica|automatisch antwoord|niet aanwezig|autosvar|automaattinen vastaus|odpowied[źz] automatyczna|自动回复|自動回覆|自動応答|自動返信/i;
-
 /**
  * An automatic reply: a message that does not look like a bounce (formats/generic.ts) with a
  * mark of an automatic message (auto-reply.ts `hasAutomaticMark`: RFC 3834 `Auto-Submitted`,
@@ -69,5 +64,5 @@ const AUTO_REPLY_SUBJECT =
 function isAutoReply(message: ReportMessage): boolean {
   // Bounces carry Auto-Submitted and Precedence too; an unreadable bounce stays unknown (a soft bounce).
   if (looksLikeBounce(message)) return false;
-  return hasAutomaticMark(message) || AUTO_REPLY_SUBJECT.test(message.subject);
+  return hasAutomaticMark(message) || hasVacationSubject(message.subject);
 }
