@@ -7,7 +7,7 @@ const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
  * only 5.1.x, "no such mailbox or domain", except 5.1.7 and 5.1.8, which are about our sender
  * address, not the recipient. Policy (5.7.x), mailbox full or disabled (5.2.x) and everything
  * else never suppress. The one rule for the sender's SMTP replies and for bounce reports received
- * by mail; a reply or report without an enhanced code is read by its text first (`replyStatus`).
+ * by mail; a reply or report without an enhanced code is read by its text first (`enhancedFromBasic`).
  */
 export function bounceSuppressesAddress(enhancedCode: string | null): boolean {
   const match = /^5\.1\.(\d{1,3})$/.exec(enhancedCode?.trim() ?? '');

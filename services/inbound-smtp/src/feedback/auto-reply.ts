@@ -46,11 +46,15 @@ export function quotesSmtpReply(text: string): boolean {
 export function isMarkedAsReply(message: ReportMessage): boolean {
   return (
     /^\s*auto-replied/i.test(header(message.root, 'auto-submitted') ?? '') ||
-    header(message.root, 'x-autoreply') !== undefined ||
-    header(message.root, 'x-autorespond') !== undefined ||
+    hasResponderHeader(message) ||
     /^\s*auto_reply/i.test(header(message.root, 'precedence') ?? '') ||
     hasVacationPrefix(message.subject)
   );
+}
+
+/** `X-Autoreply` or `X-Autorespond`: the non-standard headers autoresponders stamp on their replies. */
+function hasResponderHeader(message: ReportMessage): boolean {
+  return header(message.root, 'x-autoreply') !== undefined || header(message.root, 'x-autorespond') !== undefined;
 }
 
 /**
@@ -64,8 +68,7 @@ export function hasAutomaticMark(message: ReportMessage): boolean {
   return (
     (autoSubmitted !== '' && !autoSubmitted.startsWith('no')) ||
     header(message.root, 'x-auto-response-suppress') !== undefined ||
-    header(message.root, 'x-autoreply') !== undefined ||
-    header(message.root, 'x-autorespond') !== undefined ||
+    hasResponderHeader(message) ||
     /^\s*(?:auto_reply|bulk|junk)\b/i.test(header(message.root, 'precedence') ?? '')
   );
 }

@@ -1,25 +1,13 @@
-import { classifySmtpResult } from './classify-smtp-result';
+import { rejected } from '../../test/support/smtp-errors';
 
 // Real-world-style rejection replies, written from what these servers are known to answer (not
 // copied from any corpus), and the outcome a mature email platform gives each: deferred, or
 // bounced hard / soft / policy, and whether the address is suppressed. An address is suppressed
 // only for 5.1.x (DESIGN §4), given or read from a reply without an enhanced code that clearly
 // says the recipient does not exist; never for policy, spam, reputation, relay, sender or rate
-// replies. A disabled mailbox is 5.2.1 (RFC 3463: it may be enabled again): soft, not suppressed. Each goes through classifySmtpResult
-// as nodemailer hands it over (a rejected RCPT TO), multi-line replies joined by "\n" as nodemailer
-// joins them.
-
-/** An error shaped like the ones nodemailer 10 hands to sendMail's caller (see classify-smtp-result.test.ts). */
-function smtpError(fields: { code: string; response: string; command: string }) {
-  const responseCode = Number(fields.response.slice(0, 3));
-  return Object.assign(new Error(`Can't send mail - all recipients were rejected: ${fields.response}`), {
-    ...fields,
-    responseCode,
-    permanent: responseCode >= 500,
-  });
-}
-
-const rejected = (response: string) => classifySmtpResult({ ok: false, error: smtpError({ code: 'EENVELOPE', response, command: 'RCPT TO' }) });
+// replies. A disabled mailbox is 5.2.1 (RFC 3463: it may be enabled again): soft, not
+// suppressed. Each goes through classifySmtpResult as nodemailer hands it over (a rejected RCPT
+// TO), multi-line replies joined by "\n" as nodemailer joins them.
 
 type Expected = 'deferred' | readonly ['hard' | 'soft' | 'policy', boolean];
 const HARD_SUPPRESS = ['hard', true] as const;

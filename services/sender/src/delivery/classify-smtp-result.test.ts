@@ -1,15 +1,6 @@
 import { CannotDowngradeError } from '../message/downgrade-to-7bit';
+import { rejected, smtpError } from '../../test/support/smtp-errors';
 import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure } from './classify-smtp-result';
-
-/** An error shaped like the ones nodemailer 10 hands to sendMail's caller. */
-function smtpError(fields: { code: string; response?: string; command?: string; message?: string; originalCode?: string }) {
-  const responseCode = fields.response ? Number(fields.response.slice(0, 3)) : undefined;
-  const message = (fields.message ?? 'Failed') + (fields.response ? `: ${fields.response}` : '');
-  return Object.assign(new Error(message), { ...fields, responseCode, permanent: responseCode ? responseCode >= 500 : undefined });
-}
-
-const rejected = (response: string, command = 'RCPT TO', code = 'EENVELOPE') =>
-  classifySmtpResult({ ok: false, error: smtpError({ code, response, command }) });
 
 describe('classifySmtpResult', () => {
   it('when the server answered 250 after DATA, then it is delivered with the parsed reply and host', () => {
