@@ -2,6 +2,7 @@ import { createPool, type Pool } from '@mailroom/db';
 import { createTransport } from 'nodemailer';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { DnsServer } from '../../../test/support/dns-server';
+import { freePort } from '../../../test/support/free-port';
 import { createKey, signUp, startTestGateway, testEnv, type TestGateway } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
 import { ServiceProcess } from '../../../test/support/service-process';
@@ -237,7 +238,7 @@ describe('the MX killed right after a 250', () => {
     // processed when the process dies; mail from fast.test is processed before the kill.
     const stuckDns = await new DnsServer({ silent: ['slow.test', '_dmarc.slow.test'] }).start();
     const answeringDns = await new DnsServer().start();
-    const env = testEnv(database, { SMTP_PORT: String(20_000 + Math.floor(Math.random() * 20_000)), RECONCILE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
+    const env = testEnv(database, { SMTP_PORT: String(await freePort()), RECONCILE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
     const projectId = 'proj_01KAAAAAAAAAAAAAAAAAAAAAAA';
     await pool.query({ text: "INSERT INTO projects (id, name, updated_at) VALUES ($1, 'Kill', now())", values: [projectId] });
     await pool.query({ text: "INSERT INTO routes (id, project_id, match) VALUES ('rt_01KAAAAAAAAAAAAAAAAAAAAAAA', $1, 'in@kill.test')", values: [projectId] });
@@ -329,7 +330,7 @@ describe('the MX killed while clients send', () => {
   test('when the process is SIGKILLed while clients pipeline messages, then every acknowledged message is stored once with its exact bytes, and after a restart each is parsed with one email.received', async () => {
     const database = await createTestDatabase('inbound-chaos');
     const pool = createPool(database.url, 2);
-    const env = testEnv(database, { SMTP_PORT: String(20_000 + Math.floor(Math.random() * 20_000)), RECONCILE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
+    const env = testEnv(database, { SMTP_PORT: String(await freePort()), RECONCILE_INTERVAL_SECONDS: '1', LOG_LEVEL: 'info' });
     const port = Number(env.SMTP_PORT);
     let restarted: ServiceProcess | undefined;
     try {

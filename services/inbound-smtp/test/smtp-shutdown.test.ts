@@ -2,6 +2,7 @@ import { createPool } from '@mailroom/db';
 import { createTransport } from 'nodemailer';
 import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { freePort } from '../../../test/support/free-port';
 import { testEnv } from '../../../test/support/gateway';
 import { ServiceProcess } from '../../../test/support/service-process';
 import { message, RawSmtp, seedProject, startTestMx, storedRows } from './smtp-support';
@@ -46,7 +47,7 @@ describe('the MX stopping, and without PostgreSQL', () => {
 
   test('when Redis is unreachable, then mail is still taken, and SIGTERM still ends the process (what it did not process is left to the reconciler)', async () => {
     const proxy = await new TcpProxy('127.0.0.1', 6379).start();
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const port = await freePort();
     const env = testEnv(database, { SMTP_PORT: String(port), REDIS_URL: `redis://127.0.0.1:${proxy.port}`, LOG_LEVEL: 'info' });
     const pool = createPool(database.url, 1);
     const mx = await ServiceProcess.start('inbound-smtp', env, 'inbound SMTP started');
