@@ -42,7 +42,7 @@ export type Login = SuccessBody<Operation<'/auth/login', 'post'>>;
  * The Mailroom API client.
  *
  * ```ts
- * const mailroom = new Mailroom({ apiToken: process.env.MAILROOM_API_KEY });
+ * const mailroom = new Mailroom({ apiToken: process.env.MAILROOM_API_KEY! });
  * const { id } = await mailroom.emails.send({ from: 'a@acme.example', to: 'b@example.com', subject: 'Hi', text: 'Hello' });
  * ```
  */

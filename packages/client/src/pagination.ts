@@ -43,12 +43,16 @@ export class PagePromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     }
   }
 
-  /** Every item of every page, at most `limit` of them (default 10 000), as an array. */
+  /**
+   * Every item of every page, at most `limit` of them (default 10 000), as an array. It stops
+   * as soon as it holds `limit` items, so the page after them is not requested.
+   */
   async toArray(limit = 10_000): Promise<T[]> {
     const items: T[] = [];
+    if (limit <= 0) return items;
     for await (const item of this) {
-      if (items.length >= limit) break;
       items.push(item);
+      if (items.length >= limit) break;
     }
     return items;
   }

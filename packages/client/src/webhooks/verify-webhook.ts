@@ -29,7 +29,9 @@ const encoder = new TextEncoder();
  * keyed with the base64-decoded part of the secret after `whsec_`; and `webhook-timestamp`,
  * which judges staleness because the signature covers it. `X-Service-Signature`
  * (`sha256=<hex>` of the body, keyed with the whole secret's UTF-8 bytes) is checked too when
- * present. Signatures are compared by Web Crypto's `verify`, in constant time.
+ * present, except while `webhook-signature` carries several signatures: after a rotation it is
+ * made with the newest secret only, so the previous secret still verifies the delivery.
+ * Signatures are compared by Web Crypto's `verify`, in constant time.
  *
  * @throws WebhookVerificationError when anything does not match; the delivery must then be refused.
  */
@@ -47,8 +49,9 @@ export async function verifyWebhook(params: VerifyWebhookParams): Promise<Webhoo
 
   const signedContent = concat(encoder.encode(`${id}.${timestamp}.`), body);
   const standardKey = await hmacKey(base64Decode(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'secret'));
+  const candidates = signatures.split(' ').filter((candidate) => candidate !== '');
   let matched = false;
-  for (const candidate of signatures.split(' ')) {
+  for (const candidate of candidates) {
     const [version, signature] = candidate.split(',', 2);
     if (version !== 'v1' || !signature) continue;
     const bytes = tryBase64Decode(signature);
@@ -56,15 +59,21 @@ export async function verifyWebhook(params: VerifyWebhookParams): Promise<Webhoo
   }
   if (!matched) throw new WebhookVerificationError('No webhook-signature matches the body with this secret.');
 
+  // X-Service-Signature is made with the newest secret only (DESIGN §5). While a rotation's two
+  // signatures are sent, a receiver still holding the previous secret cannot check it; the
+  // webhook-signature that matched already covers the id, the timestamp and the body.
   const serviceSignature = header(headers, 'x-service-signature');
-  if (serviceSignature !== null) {
-    const hex = /^sha256=([0-9a-f]{64})$/i.exec(serviceSignature)?.[1];
-    const serviceKey = await hmacKey(encoder.encode(secret));
-    if (!hex || !(await crypto.subtle.verify('HMAC', serviceKey, hexDecode(hex), body))) {
-      throw new WebhookVerificationError('X-Service-Signature does not match the body with this secret.');
-    }
+  if (serviceSignature !== null && !(await serviceSignatureMatches(serviceSignature, secret, body)) && candidates.length < 2) {
+    throw new WebhookVerificationError('X-Service-Signature does not match the body with this secret.');
   }
   return parseEvent(body);
+}
+
+/** Whether `sha256=<hex>` is the HMAC of the body keyed with the whole secret's UTF-8 bytes. */
+async function serviceSignatureMatches(value: string, secret: string, body: Uint8Array<ArrayBuffer>): Promise<boolean> {
+  const hex = /^sha256=([0-9a-f]{64})$/i.exec(value)?.[1];
+  if (!hex) return false;
+  return crypto.subtle.verify('HMAC', await hmacKey(encoder.encode(secret)), hexDecode(hex), body);
 }
 
 function checkTimestamp(value: string, toleranceSeconds: number, now: Date): void {
