@@ -16,6 +16,19 @@ const PROXY_USER_AGENTS: readonly RegExp[] = [
 ];
 
 /**
+ * Machines the `isbot` list misses (checked after it, so they cost nothing for the User-Agents it
+ * knows). Each names itself by a token no browser, mail app or webview sends.
+ */
+const TOOL_USER_AGENTS: readonly RegExp[] = [
+  // Mail security gateways' link scanners and sandboxes, where they name their vendor
+  // ("Mozilla/5.0 (compatible; Barracuda Link Protection)"); most pose as a browser and are left
+  // to the network and timing rules.
+  /\b(?:Barracuda|Mimecast|Proofpoint|IronPort|Trend ?Micro|Sophos|Symantec|Broadcom|FireEye|Trellix|Forcepoint|Zscaler)\b/i,
+  /^Dart\/[\d.]+ \(dart:io\)$/, // Dart's (and Flutter's) HTTP client, by default
+  /\b(?:Windows)?PowerShell\/\d/, // Invoke-WebRequest: "… PowerShell/7.4.2", "… WindowsPowerShell/5.1…"
+];
+
+/**
  * Networks whose requests are proxies or scanners, never a person's own device:
  * Apple's 17.0.0.0/8 (Mail Privacy Protection prefetches from it) and the outbound mail
  * ranges Microsoft publishes for Exchange Online Protection (`spf.protection.outlook.com`),
@@ -47,7 +60,8 @@ const BURST_MS = 1_000;
  * are recorded all the same, with `is_bot: true`, and left out of the `opens`/`clicks` counts.
  *
  * - By request (the hot path, no database): no User-Agent; a crawler's or tool's User-Agent
- *   (the maintained `isbot` list: curl, headless browsers, link checkers, Googlebot…); a mail
+ *   (the maintained `isbot` list: curl, headless browsers, link checkers, Googlebot…, and the few
+ *   tools and self-naming mail security scanners it misses); a mail
  *   privacy proxy's User-Agent (Gmail, Yahoo, Apple); or an address in a proxy network (Apple,
  *   Microsoft's mail protection).
  * - By timing (clicks, when the batch is written): a click on another link of the same
@@ -86,7 +100,11 @@ export class BotRules {
   private byUserAgent(userAgent: string): BotReason | null {
     const known = this.agents.get(userAgent);
     if (known !== undefined) return known;
-    const verdict = PROXY_USER_AGENTS.some((pattern) => pattern.test(userAgent)) ? 'image_proxy' : isbot(userAgent) ? 'bot_user_agent' : null;
+    const verdict = PROXY_USER_AGENTS.some((pattern) => pattern.test(userAgent))
+      ? 'image_proxy'
+      : isbot(userAgent) || TOOL_USER_AGENTS.some((pattern) => pattern.test(userAgent))
+        ? 'bot_user_agent'
+        : null;
     this.agents.set(userAgent, verdict);
     return verdict;
   }
