@@ -39,7 +39,7 @@ const MAX_IN_FLIGHT = 256;
 const MAX_LOCK_MS = 30_000;
 
 /** Connects and starts the fan-out, the delivery worker and the reconciler schedule. The dispatcher's only entry point. */
-export async function startDispatcher(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningDispatcher> {
+export async function startDispatcher(config: Readonly<Config>, options: { logger?: Logger; /** Posts in flight in this process at most (tests make it small to reach it with little work). */ maxInFlight?: number } = {}): Promise<RunningDispatcher> {
   const logger = options.logger ?? createLogger({ service: 'webhook-dispatcher', level: config.logLevel, nodeEnv: config.nodeEnv });
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 12 });
   const { pool, redis: producerRedis, secretKey } = backends;
@@ -56,7 +56,7 @@ export async function startDispatcher(config: Readonly<Config>, options: { logge
     queue,
     logger: logger.child({ component: 'deliveries' }),
     perEndpoint: config.webhookConcurrencyPerEndpoint,
-    maxInFlight: MAX_IN_FLIGHT,
+    maxInFlight: options.maxInFlight ?? MAX_IN_FLIGHT,
     leaseSeconds,
     timeoutSeconds: config.webhookTimeoutSeconds,
     claimAhead: claimAhead({ leaseSeconds, timeoutSeconds: config.webhookTimeoutSeconds, perEndpoint: config.webhookConcurrencyPerEndpoint }),
