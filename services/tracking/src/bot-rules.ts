@@ -20,10 +20,11 @@ const PROXY_USER_AGENTS: readonly RegExp[] = [
  * knows). Each names itself by a token no browser, mail app or webview sends.
  */
 const TOOL_USER_AGENTS: readonly RegExp[] = [
-  // Mail security gateways' link scanners and sandboxes, where they name their vendor
-  // ("Mozilla/5.0 (compatible; Barracuda Link Protection)"); most pose as a browser and are left
-  // to the network and timing rules.
-  /\b(?:Barracuda|Mimecast|Proofpoint|IronPort|Trend ?Micro|Sophos|Symantec|Broadcom|FireEye|Trellix|Forcepoint|Zscaler)\b/i,
+  // Mail security gateways' link scanners and sandboxes, where they name their vendor and no
+  // browser ("Mozilla/5.0 (compatible; Barracuda Link Protection)"). A browser's User-Agent with
+  // such a name in it (a corporate web proxy or an endpoint agent adding its token) stays a
+  // person's; scanners that pose as a browser are left to the network and timing rules.
+  /^(?!.*\b(?:Chrome|Chromium|Firefox|Safari|Edg|OPR|Version)\/\d)(?=.*\b(?:Barracuda|Mimecast|Proofpoint|IronPort|Trend ?Micro|Sophos|Symantec|Broadcom|FireEye|Trellix|Forcepoint|Zscaler)\b)/i,
   /^Dart\/[\d.]+ \(dart:io\)$/, // Dart's (and Flutter's) HTTP client, by default
   /\b(?:Windows)?PowerShell\/\d/, // Invoke-WebRequest: "… PowerShell/7.4.2", "… WindowsPowerShell/5.1…"
 ];

@@ -187,6 +187,16 @@ const BROWSERS = [
 ];
 
 /** People: mail apps, their in-app browsers, and webviews. */
+/**
+ * Browsers behind a corporate web proxy or with an endpoint security agent that adds its vendor's
+ * token: still a person's browser, so the vendor-name rule for scanners must not catch them.
+ */
+const BROWSERS_WITH_VENDOR_TOKENS = [
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36 Zscaler/4.2',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:127.0) Gecko/20100101 Firefox/127.0 (Symantec WSS)',
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15 Sophos',
+];
+
 const MAIL_APPS_AND_WEBVIEWS = [
   // Gmail and Google apps on Android open links in a webview (wv) or a Custom Tab (Chrome's own UA).
   'Mozilla/5.0 (Linux; Android 14; Pixel 7 Build/UQ1A.240205.004; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/122.0.6261.119 Mobile Safari/537.36',
@@ -301,6 +311,10 @@ describe('bot rules probed with user agents as real clients send them', () => {
     for (const address of HOMES) expect([address, rules.byRequest(ua, address)]).toEqual([address, null]);
   });
 
+  test.each(BROWSERS_WITH_VENDOR_TOKENS)('a browser carrying a security vendor\'s token is a person: %s', (ua) => {
+    for (const address of HOMES) expect([address, rules.byRequest(ua, address)]).toEqual([address, null]);
+  });
+
   test.each(MAIL_APPS_AND_WEBVIEWS)('a mail app or webview at home is a person: %s', (ua) => {
     for (const address of HOMES) expect([address, rules.byRequest(ua, address)]).toEqual([address, null]);
   });
@@ -322,8 +336,8 @@ describe('bot rules probed with user agents as real clients send them', () => {
 
   test('the corpus is large enough to mean something', () => {
     const bots = MAIL_PROXIES.length + PREVIEWERS.length + SCANNERS.length + TOOLS.length + CRAWLERS.length;
-    const people = BROWSERS.length + MAIL_APPS_AND_WEBVIEWS.length;
+    const people = BROWSERS.length + BROWSERS_WITH_VENDOR_TOKENS.length + MAIL_APPS_AND_WEBVIEWS.length;
     expect(bots + people).toBeGreaterThanOrEqual(100);
-    expect(new Set([...MAIL_PROXIES, ...PREVIEWERS, ...SCANNERS, ...TOOLS, ...CRAWLERS, ...BROWSERS, ...MAIL_APPS_AND_WEBVIEWS]).size).toBe(bots + people);
+    expect(new Set([...MAIL_PROXIES, ...PREVIEWERS, ...SCANNERS, ...TOOLS, ...CRAWLERS, ...BROWSERS, ...BROWSERS_WITH_VENDOR_TOKENS, ...MAIL_APPS_AND_WEBVIEWS]).size).toBe(bots + people);
   });
 });
