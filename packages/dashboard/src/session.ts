@@ -85,11 +85,15 @@ export function setProjects(projects: SessionProject[]): void {
   if (current) publish({ ...current, projects });
 }
 
-/** Signs out: forgets the session here and revokes its token on the server (best effort). */
+/**
+ * Signs out: revokes the token on the server, then forgets the session here. In this order, so
+ * that "You are signed out" is shown once the token no longer works (and a tab closed at once
+ * cannot cut the revocation short); a server that cannot be reached does not keep the person in.
+ */
 export async function signOut(): Promise<void> {
   const signedIn = current ? getClient() : null;
-  leave('You are signed out.');
   await signedIn?.auth.logout().catch(() => undefined);
+  leave('You are signed out.');
 }
 
 /** Forgets a session the API no longer accepts and returns to sign-in with a message. */

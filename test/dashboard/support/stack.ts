@@ -1,3 +1,5 @@
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from '@mailroom/core';
 import { startInbound, type RunningInbound } from '../../../services/inbound-smtp/src/start-inbound';
 import { startSender, type RunningSender } from '../../../services/sender/src/start-sender';
@@ -20,11 +22,37 @@ export interface DashboardStack {
   close(): Promise<void>;
 }
 
+const DASHBOARD = path.resolve(__dirname, '../../../packages/dashboard');
+
+/** The newest modification time of the files under `dir`, in ms. */
+function newest(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((latest, entry) => {
+    const full = path.join(dir, entry.name);
+    return Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }, 0);
+}
+
+/**
+ * Refuses to test a dashboard build older than its sources: the gateway serves `dist/` as it is
+ * (built by `pnpm install` / `pnpm build`), so a page changed since would be tested as it was.
+ */
+export function assertDashboardBuilt(): void {
+  let built = 0;
+  try {
+    built = statSync(path.join(DASHBOARD, 'dist/index.html')).mtimeMs;
+  } catch {
+    // Not built at all.
+  }
+  const sources = Math.max(newest(path.join(DASHBOARD, 'src')), statSync(path.join(DASHBOARD, 'index.html')).mtimeMs);
+  if (built < sources) throw new Error('packages/dashboard/dist is older than packages/dashboard/src: run `pnpm --filter @mailroom/dashboard build` (or `pnpm build`) first.');
+}
+
 /**
  * The gateway (which serves the built dashboard), the sender relaying to an SMTP sink, and the
  * MX with its processing, in this process, on a fresh database and queue prefix.
  */
 export async function startDashboardStack(label: string, env: Record<string, string> = {}): Promise<DashboardStack> {
+  assertDashboardBuilt();
   const database = await createTestDatabase(label);
   const sink = await new SmtpSink({ starttls: false }).start();
   const fullEnv = testEnv(database, {

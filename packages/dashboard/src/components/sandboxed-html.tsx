@@ -13,6 +13,15 @@ export function framedDocument(html: string, remoteImages: boolean): string {
 }
 
 /**
+ * Whether the HTML asks for images over plain http:. The dashboard's own policy (which a srcdoc
+ * frame inherits) allows https: images only, so those stay blocked even when remote images are
+ * loaded, and the person is told so rather than left with broken images and no reason.
+ */
+export function hasInsecureImages(html: string): boolean {
+  return /\b(?:src|background|srcset)\s*=\s*["']?\s*http:|url\(\s*["']?\s*http:/i.test(html);
+}
+
+/**
  * An email's HTML, shown so that it can do nothing: a frame with an empty `sandbox` (no scripts,
  * no same origin, no forms, no popups, no top navigation) and a content policy that blocks
  * remote images — which would tell the sender that, when and where the message was read —
@@ -24,7 +33,10 @@ export function SandboxedHtml({ html, title }: { html: string; title: string }) 
     <div class="sandboxed-html">
       <div class="sandbox-bar">
         {remoteImages ? (
-          <span class="muted small">Remote images are loaded: the sender can see that this message was opened.</span>
+          <span class="muted small">
+            Remote images are loaded: the sender can see that this message was opened.
+            {hasInsecureImages(html) && ' Images over plain http: stay blocked: only https: images load here.'}
+          </span>
         ) : (
           <>
             <span class="muted small">Remote images are blocked so viewing this message does not reveal you to its sender.</span>
