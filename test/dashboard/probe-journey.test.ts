@@ -11,7 +11,7 @@ import { Receiver } from '../../services/webhook-dispatcher/test/support';
 import { DnsServer } from '../support/dns-server';
 import { apiClient } from '../support/http';
 import { waitForEmail } from '../support/sending';
-import { checkPage, eventually, launchBrowser, sessionOf, TEST_PASSWORD } from './support/browser';
+import { checkPage, eventually, launchBrowser, receivedOnce, sessionOf, TEST_PASSWORD } from './support/browser';
 import { type DashboardStack, startDashboardStack } from './support/stack';
 
 // A brand-new user's first session with the dashboard, page by page, following only what the
@@ -312,12 +312,7 @@ describe('a new user’s first journey through the dashboard', () => {
       attachments: [{ filename: 'invoice.txt', content: 'invoice 42', contentType: 'text/plain' }],
     });
     const owner = stack.t.api.as({ token });
-    const received = await eventually(async () => {
-      const list = await owner.get('/emails/received');
-      expect(list.body.data).toHaveLength(1);
-      expect(list.body.data[0].authentication).not.toBeNull();
-      return list.body.data[0];
-    }, 20_000);
+    const received = await receivedOnce(owner);
 
     // From the route's row, as the Routes page links it.
     await page.getByRole('link', { name: '*@in.journey.test' }).click();

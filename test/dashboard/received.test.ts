@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { Browser } from 'playwright-core';
-import { checkPage, eventually, launchBrowser, newDashboardContext, sessionOf, signUpInBrowser } from './support/browser';
+import { checkPage, launchBrowser, newDashboardContext, receivedOnce, sessionOf, signUpInBrowser } from './support/browser';
 import { apiAsPage, startDashboardStack, type DashboardStack } from './support/stack';
 
 jest.setTimeout(60_000);
@@ -52,12 +52,7 @@ describe('the dashboard: received emails', () => {
       text: 'Totally harmless',
       attachments: [{ filename: 'notes.txt', content: 'attached words', contentType: 'text/plain' }],
     });
-    const received = await eventually(async () => {
-      const list = await owner.get('/emails/received');
-      expect(list.body.data).toHaveLength(1);
-      expect(list.body.data[0].authentication).not.toBeNull();
-      return list.body.data[0];
-    }, 20_000);
+    const received = await receivedOnce(owner);
 
     await page.reload();
     await page.getByRole('table', { name: 'Received emails' }).getByRole('link', { name: 'Totally harmless' }).waitFor();

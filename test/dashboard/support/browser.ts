@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { ApiClient } from '../../support/http';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -89,6 +90,16 @@ export async function checkPage(page: Page, name: string): Promise<string[]> {
 }
 
 /** Retries `assertion` (which throws while it does not hold) until it passes or `timeoutMs` is over, then throws its last error. */
+/** The project's one received email, once the MX has stored it and its processing has authenticated it. */
+export function receivedOnce(api: ApiClient): Promise<{ id: string; [field: string]: unknown }> {
+  return eventually(async () => {
+    const list = await api.get('/emails/received');
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.data[0].authentication).not.toBeNull();
+    return list.body.data[0];
+  }, 20_000);
+}
+
 export async function eventually<T>(assertion: () => Promise<T> | T, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
