@@ -85,14 +85,18 @@ export function setProjects(projects: SessionProject[]): void {
   if (current) publish({ ...current, projects });
 }
 
+// Each of sign-out's two tries waits this long (ms) for the revocation, then it leaves all the same.
+const SIGN_OUT_WAIT_MS = 5_000;
+
 /**
  * Signs out: revokes the token on the server, then forgets the session here. In this order, so
  * that "You are signed out" is shown once the token no longer works (and a tab closed at once
- * cannot cut the revocation short); a server that cannot be reached does not keep the person in.
+ * cannot cut the revocation short); a server that cannot be reached or does not answer in time
+ * does not keep the person in.
  */
 export async function signOut(): Promise<void> {
   const signedIn = current ? getClient() : null;
-  await signedIn?.auth.logout().catch(() => undefined);
+  await signedIn?.auth.logout({ timeoutMs: SIGN_OUT_WAIT_MS, maxRetries: 1 }).catch(() => undefined);
   leave('You are signed out.');
 }
 
