@@ -38,8 +38,14 @@ const MAX_IN_FLIGHT = 256;
 // BullMQ's own lock on an active job (ms).
 const MAX_LOCK_MS = 30_000;
 
+export interface DispatcherOptions {
+  logger?: Logger;
+  /** Posts in flight in this process at most (default MAX_IN_FLIGHT; tests make it small to reach it with little work). */
+  maxInFlight?: number;
+}
+
 /** Connects and starts the fan-out, the delivery worker and the reconciler schedule. The dispatcher's only entry point. */
-export async function startDispatcher(config: Readonly<Config>, options: { logger?: Logger; /** Posts in flight in this process at most (tests make it small to reach it with little work). */ maxInFlight?: number } = {}): Promise<RunningDispatcher> {
+export async function startDispatcher(config: Readonly<Config>, options: DispatcherOptions = {}): Promise<RunningDispatcher> {
   const logger = options.logger ?? createLogger({ service: 'webhook-dispatcher', level: config.logLevel, nodeEnv: config.nodeEnv });
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 12 });
   const { pool, redis: producerRedis, secretKey } = backends;

@@ -63,7 +63,7 @@ export async function verifyWebhook(params: VerifyWebhookParams): Promise<Webhoo
   // signatures are sent, a receiver still holding the previous secret cannot check it; the
   // webhook-signature that matched already covers the id, the timestamp and the body.
   const serviceSignature = header(headers, 'x-service-signature');
-  if (serviceSignature !== null && !(await serviceSignatureMatches(serviceSignature, secret, body)) && candidates.length < 2) {
+  if (serviceSignature !== null && candidates.length < 2 && !(await serviceSignatureMatches(serviceSignature, secret, body))) {
     throw new WebhookVerificationError('X-Service-Signature does not match the body with this secret.');
   }
   return parseEvent(body);
