@@ -38,7 +38,11 @@ async function listSuppressions(db: Database, projectId: string, query: ListQuer
   const rows = await db.suppression.findMany({
     where: {
       projectId,
-      ...(cursor ? { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, address: { gt: cursor.address } }] } : {}),
+      // The `lte` bound repeats what the OR implies, so the index on (project_id, created_at DESC,
+      // address) starts at the cursor instead of walking the pages before it.
+      ...(cursor
+        ? { createdAt: { lte: cursor.createdAt }, OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, address: { gt: cursor.address } }] }
+        : {}),
     },
     orderBy: [{ createdAt: 'desc' }, { address: 'asc' }],
     take: query.limit + 1,
