@@ -28,6 +28,10 @@ export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId:
     deps.logger.warn({ err }, 'recipient lookup failed');
     throw failureReply(err);
   }
+  // The client left during the lookup and onClose has forgotten its session: a count or
+  // recipient recorded now would be kept for good (session ids never recur), and nobody reads
+  // the reply.
+  if (!deps.transactions.has(sessionId)) return;
   if (!recipient) {
     if (deps.unknown.refuse(sessionId)) {
       deps.metrics.recipientsRefused.inc({ reason: 'too_many_unknown_recipients' });

@@ -13,13 +13,14 @@ export class Transactions {
     this.sessions.set(sessionId, new Map());
   }
 
+  /** True from the session's MAIL FROM until its close. */
+  has(sessionId: string): boolean {
+    return this.sessions.has(sessionId);
+  }
+
+  /** Ignored for a session that has no transaction (it closed while its RCPT was looked up). */
   accept(sessionId: string, recipient: Recipient): void {
-    let current = this.sessions.get(sessionId);
-    if (!current) {
-      current = new Map();
-      this.sessions.set(sessionId, current);
-    }
-    current.set(recipient.address.toLowerCase(), recipient);
+    this.sessions.get(sessionId)?.set(recipient.address.toLowerCase(), recipient);
   }
 
   /** The accepted recipients for the envelope's addresses, in its (RCPT) order. */
@@ -30,5 +31,10 @@ export class Transactions {
 
   end(sessionId: string): void {
     this.sessions.delete(sessionId);
+  }
+
+  /** Sessions with a transaction here. */
+  get size(): number {
+    return this.sessions.size;
   }
 }

@@ -23,4 +23,9 @@ export class UnknownRecipients {
   reset(sessionId: string): void {
     this.counts.delete(sessionId);
   }
+
+  /** Sessions with a count here. */
+  get size(): number {
+    return this.counts.size;
+  }
 }
