@@ -41,11 +41,11 @@ export const queues = {
   /**
    * Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker
    * died; look up the records of sending domains whose check is due; add the outbox's new
-   * events to the hourly stats rollup.
+   * events to the hourly stats rollup; delete expired Idempotency-Key records.
    */
   senderMaintenance: defineQueue({
     name: 'sender-maintenance',
-    payload: z.object({ task: z.enum(['reconcile', 'check-domains', 'roll-up-stats']) }),
+    payload: z.object({ task: z.enum(['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
   /**

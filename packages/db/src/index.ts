@@ -19,3 +19,4 @@ export * from './webhook-endpoints';
 export * from './webhook-deliveries';
 export * from './backlog';
 export * from './stats';
+export * from './idempotency';

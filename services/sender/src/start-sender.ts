@@ -19,7 +19,7 @@ import {
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { connectBackends, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
+import { connectBackends, purgeExpiredIdempotencyKeys, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
 import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
@@ -41,6 +41,8 @@ export interface RunningSender {
   checkDomains(): Promise<number>;
   /** Adds the outbox's new events to the stats rollup now (the schedule does every 10 s). Returns how many were read. */
   rollUpStats(): Promise<number>;
+  /** Deletes expired Idempotency-Key records now (the schedule does every RECONCILE_INTERVAL_SECONDS). Returns how many. */
+  purgeIdempotencyKeys(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -122,21 +124,36 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     return checked;
   };
   const rollUpStats = () => rollUpAllStats(pool);
+  const idempotencyLogger = logger.child({ component: 'idempotency-keys' });
+  const purgeIdempotencyKeys = async () => {
+    const deleted = await purgeExpiredIdempotencyKeys(pool);
+    if (deleted > 0) idempotencyLogger.info({ deleted }, 'deleted expired idempotency keys');
+    return deleted;
+  };
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler per task for all senders: each tick is one job, so one sender runs it at a time.
-  const every = { reconcile: config.reconcileIntervalSeconds * 1000, 'check-domains': config.reconcileIntervalSeconds * 1000, 'roll-up-stats': STATS_ROLLUP_EVERY_MS };
-  for (const task of ['reconcile', 'check-domains', 'roll-up-stats'] as const) {
+  const reconcileEvery = config.reconcileIntervalSeconds * 1000;
+  const every = {
+    reconcile: reconcileEvery,
+    'check-domains': reconcileEvery,
+    'roll-up-stats': STATS_ROLLUP_EVERY_MS,
+    // Expired keys are already ignored; this only keeps the table from growing. A run that finds
+    // none is one probe of the created_at index.
+    'purge-idempotency-keys': reconcileEvery,
+  };
+  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys'] as const) {
     await maintenance.queue.upsertJobScheduler(
       task,
       { every: every[task] },
       { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
     );
   }
-  const tasks = { reconcile, 'check-domains': checkDomains, 'roll-up-stats': rollUpStats };
+  const tasks = { reconcile, 'check-domains': checkDomains, 'roll-up-stats': rollUpStats, 'purge-idempotency-keys': purgeIdempotencyKeys };
   const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => tasks[payload.task](), {
     ...connection,
     concurrency: 1,
   });
+  maintenanceWorker.on('failed', (job, err) => logger.warn({ err: err.message, task: job?.data.task }, 'sender maintenance failed'));
 
   void worker.run();
   void maintenanceWorker.run();
@@ -156,6 +173,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     reconcile,
     checkDomains,
     rollUpStats,
+    purgeIdempotencyKeys,
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import { MailroomError } from '@mailroom/core';
-import type { PoolClient } from '@mailroom/db';
+import { IDEMPOTENCY_RETENTION_HOURS, type PoolClient } from '@mailroom/db';
 import type { Request } from 'express';
 import { headerText, singleHeader } from '../../http/single-header';
-
-const RETENTION_HOURS = 24;
 
 export interface IdempotencyRequest {
   endpoint: 'emails' | 'emails/batch';
@@ -56,7 +54,8 @@ export function hashRequest(body: unknown): string {
  * Inside the send transaction: takes the key's lock (another request holding it is 409
  * `concurrent_idempotent_requests`), then returns the remembered answer of an earlier request
  * with the same key, or null when this request is new. A different body is 409
- * `invalid_idempotent_request`. Keys are per project and endpoint and live 24 hours.
+ * `invalid_idempotent_request`. Keys are per project and endpoint and live IDEMPOTENCY_RETENTION_HOURS;
+ * the sender's maintenance deletes older records.
  */
 export async function claimIdempotencyKey(client: PoolClient, projectId: string, request: IdempotencyRequest): Promise<unknown | null> {
   const lock = createHash('sha256').update(`${projectId}\0${request.endpoint}\0${request.key}`).digest();
@@ -70,7 +69,7 @@ export async function claimIdempotencyKey(client: PoolClient, projectId: string,
   const { rows } = await client.query<{ request_hash: string; response: unknown }>(
     `SELECT request_hash, response FROM idempotency_keys
       WHERE project_id = $1 AND endpoint = $2 AND key = $3 AND created_at > now() - make_interval(hours => $4)`,
-    [projectId, request.endpoint, request.key, RETENTION_HOURS],
+    [projectId, request.endpoint, request.key, IDEMPOTENCY_RETENTION_HOURS],
   );
   const existing = rows[0];
   if (!existing) return null;

@@ -1,0 +1,1 @@
+export * from './purge-expired-idempotency-keys';
