@@ -8,6 +8,8 @@ const TOKEN_PATTERN = /^mr_[A-Za-z0-9_-]{43}$/;
 // lastUsedAt is a hint for people, not an audit log: write it at most once a minute per key.
 const LAST_USED_WRITE_MS = 60_000;
 const MAX_CACHED_KEYS = 10_000;
+// Keys whose last lastUsedAt write is remembered; see ApiTokenVerifier.touch.
+const MAX_LAST_USED_KEYS = 10_000;
 // A cached key is also re-read from PostgreSQL after this, whatever the epochs say.
 const CACHE_TTL_MS = 30_000;
 /**
@@ -30,6 +32,8 @@ export interface ApiTokenVerifierOptions {
   /** QUEUE_PREFIX: the Redis epoch key lives under it. */
   prefix: string;
   logger: Logger;
+  /** How many keys' last lastUsedAt write are remembered at most (default 10,000). */
+  maxLastUsedKeys?: number;
 }
 
 /**
@@ -48,7 +52,9 @@ export class ApiTokenVerifier {
   // Bumped at every emptying of the cache, so a lookup that raced one is not cached.
   private generation = 0;
   private cacheEpoch: string | null = null;
+  // Key id → when its lastUsedAt was last written (ms), oldest write first.
   private readonly lastUsedWrites = new Map<string, number>();
+  private readonly maxLastUsedKeys: number;
   private readonly epochKey: string;
   private nextEpochRead: Promise<string | null> | null = null;
   private databaseEpoch: bigint | null = null;
@@ -66,6 +72,7 @@ export class ApiTokenVerifier {
     this.db = options.db;
     this.redis = options.redis;
     this.logger = options.logger;
+    this.maxLastUsedKeys = options.maxLastUsedKeys ?? MAX_LAST_USED_KEYS;
     this.epochKey = `${options.prefix}:api-keys:revocation-epoch`;
   }
 
@@ -192,10 +199,22 @@ export class ApiTokenVerifier {
     return epoch;
   }
 
+  /**
+   * Writes the key's lastUsedAt, at most once per LAST_USED_WRITE_MS. The writes are remembered
+   * in write order; past maxLastUsedKeys, those older than LAST_USED_WRITE_MS are forgotten (they
+   * hold no key back), then if need be the oldest others: such a key is written once more early.
+   */
   private touch(keyId: string): void {
     const now = Date.now();
     if (now - (this.lastUsedWrites.get(keyId) ?? 0) < LAST_USED_WRITE_MS) return;
+    this.lastUsedWrites.delete(keyId);
     this.lastUsedWrites.set(keyId, now);
+    if (this.lastUsedWrites.size > this.maxLastUsedKeys) {
+      for (const [id, writtenAt] of this.lastUsedWrites) {
+        if (this.lastUsedWrites.size <= this.maxLastUsedKeys && now - writtenAt < LAST_USED_WRITE_MS) break;
+        this.lastUsedWrites.delete(id);
+      }
+    }
     this.db.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => {
       // Best effort: a failed hint must not fail the request.
     });
