@@ -40,6 +40,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   GATEWAY_TRUST_PROXY: BOOLEAN,
   METRICS_TOKEN: 'a non-empty token',
   INBOUND_MAX_MESSAGE_BYTES: 'a whole number of bytes, at least 1024',
+  INBOUND_MAX_BUFFERED_BYTES: 'a whole number of bytes, at least 1024 and at least INBOUND_MAX_MESSAGE_BYTES',
   SMTP_TLS_CERT_FILE: 'the path of a PEM certificate file',
   SMTP_TLS_KEY_FILE: 'the path of a PEM private key file',
   SMTP_PROXY_PROTOCOL: BOOLEAN,

@@ -61,6 +61,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRET_KEY/);
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }).secretKey).toBe('x'.repeat(32));
   });
+
+  test('when the MX may hold fewer message bytes than one message can have, then loading fails naming INBOUND_MAX_BUFFERED_BYTES', () => {
+    expect(loadConfig({}).inboundMaxBufferedBytes).toBe(134217728);
+    expect(() => loadConfig({ INBOUND_MAX_MESSAGE_BYTES: '200000000' })).toThrow(/^Invalid INBOUND_MAX_BUFFERED_BYTES: .*INBOUND_MAX_MESSAGE_BYTES/);
+    expect(loadConfig({ INBOUND_MAX_MESSAGE_BYTES: '200000000', INBOUND_MAX_BUFFERED_BYTES: '200000000' }).inboundMaxBufferedBytes).toBe(200000000);
+  });
 });
 
 describe('configuration errors', () => {

@@ -116,6 +116,8 @@ const envSchema = z.object({
   GATEWAY_TRUST_PROXY: bool.default(false),
   METRICS_TOKEN: optional(z.string().min(1)),
   INBOUND_MAX_MESSAGE_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(26214400)),
+  // Message bytes one MX process holds at once (received and not yet committed); past it, 452 4.3.1.
+  INBOUND_MAX_BUFFERED_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(134217728)),
   SMTP_TLS_CERT_FILE: optional(z.string().min(1)),
   SMTP_TLS_KEY_FILE: optional(z.string().min(1)),
   SMTP_PROXY_PROTOCOL: bool.default(false),
@@ -186,6 +188,7 @@ export interface Config {
   gatewayTrustProxy: boolean;
   metricsToken: string | undefined;
   inboundMaxMessageBytes: number;
+  inboundMaxBufferedBytes: number;
   smtpTlsCertFile: string | undefined;
   smtpTlsKeyFile: string | undefined;
   smtpProxyProtocol: boolean;
@@ -223,6 +226,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');
   }
+  if (e.INBOUND_MAX_BUFFERED_BYTES < e.INBOUND_MAX_MESSAGE_BYTES) {
+    throw new ConfigError(
+      `Invalid INBOUND_MAX_BUFFERED_BYTES: it must be at least INBOUND_MAX_MESSAGE_BYTES (${e.INBOUND_MAX_MESSAGE_BYTES}), or no message of the largest size could ever be received.`,
+    );
+  }
   if ((e.SMTP_TLS_CERT_FILE === undefined) !== (e.SMTP_TLS_KEY_FILE === undefined)) {
     throw new ConfigError('Invalid SMTP_TLS_KEY_FILE: SMTP_TLS_CERT_FILE and SMTP_TLS_KEY_FILE must be set together.');
   }
@@ -259,6 +267,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     gatewayTrustProxy: e.GATEWAY_TRUST_PROXY,
     metricsToken: e.METRICS_TOKEN,
     inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,
+    inboundMaxBufferedBytes: e.INBOUND_MAX_BUFFERED_BYTES,
     smtpTlsCertFile: e.SMTP_TLS_CERT_FILE,
     smtpTlsKeyFile: e.SMTP_TLS_KEY_FILE,
     smtpProxyProtocol: e.SMTP_PROXY_PROTOCOL,

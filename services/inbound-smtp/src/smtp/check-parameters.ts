@@ -21,3 +21,8 @@ export function unsupportedParameter(args: object | false | undefined, allowed: 
   const names = unknown.join(', ').replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
   return smtpError(555, `Unsupported parameter${unknown.length > 1 ? 's' : ''}: ${names}`);
 }
+
+/** MAIL FROM's SIZE= (RFC 1870; smtp-server has checked it is digits), or 0 when none was announced. */
+export function announcedSize(args: object | false | undefined): number {
+  return args ? Number((args as { SIZE?: string }).SIZE ?? 0) || 0 : 0;
+}

@@ -1,12 +1,13 @@
 import { type Logger, writePerTurn } from '@mailroom/core';
 import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
-import { MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
+import { announcedSize, MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
 import type { ConnectionLimits } from './connection-limits';
 import type { ExpectedMessages } from './expected-messages';
+import type { MessageMemory } from './message-memory';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics } from './metrics';
 import { type Drain, SHUTTING_DOWN } from './drain';
-import { handleData, type DataHandlerDeps } from './handle-data';
+import { handleData, insufficientStorage, type DataHandlerDeps } from './handle-data';
 import { handleRcptTo } from './handle-rcpt-to';
 import { MxSmtpServer } from './mx-server';
 import type { RecipientResolver } from './resolve-recipient';
@@ -33,6 +34,8 @@ export interface MxServerOptions {
   limits: ConnectionLimits;
   resolver: RecipientResolver;
   store: MessageStore;
+  /** Message bytes the process may hold at once (INBOUND_MAX_BUFFERED_BYTES). */
+  memory: MessageMemory;
   /** The sessions the store may expect a message from; kept up to date here. */
   expected: ExpectedMessages;
   drain: Drain;
@@ -48,10 +51,10 @@ export interface MxServerOptions {
  * per DESIGN §7 and store each message before its 250. The server is built, not started.
  */
 export function createMxServer(options: MxServerOptions): SMTPServer {
-  const { limits, metrics, logger, drain, expected } = options;
+  const { limits, metrics, logger, drain, expected, memory } = options;
   const transactions = new Transactions();
   const unknown = new UnknownRecipients();
-  const data: DataHandlerDeps = { store: options.store, drain, transactions, unknown, expected, metrics, logger };
+  const data: DataHandlerDeps = { store: options.store, drain, transactions, unknown, expected, memory, metrics, logger };
   const serverOptions: SMTPServerOptions = {
     name: options.name,
     banner: 'Mailroom',
@@ -96,6 +99,12 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     onMailFrom(address, session, callback) {
       const refused = unsupportedParameter(address.args, MAIL_PARAMETERS);
       if (refused) return callback(refused);
+      // A message announced (SIZE=, checked by smtp-server) or not that would not fit in the
+      // message memory now is refused before its transaction, not after its last byte.
+      if (!memory.fits(announcedSize(address.args))) {
+        metrics.messagesRefused.inc({ reason: 'memory' });
+        return callback(insufficientStorage());
+      }
       transactions.begin(session.id);
       expected.active(session.id);
       callback();

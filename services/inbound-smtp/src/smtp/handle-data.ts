@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import { buildCopies } from './build-copies';
 import type { Drain } from './drain';
 import type { ExpectedMessages } from './expected-messages';
+import type { MessageMemory } from './message-memory';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics, RefusalReason } from './metrics';
 import { MAX_LINE_BYTES, receiveData } from './receive-data';
@@ -18,11 +19,17 @@ export interface DataHandlerDeps {
   transactions: Transactions;
   unknown: UnknownRecipients;
   expected: ExpectedMessages;
+  memory: MessageMemory;
   metrics: InboundMetrics;
   logger: Logger;
 }
 
-const REFUSAL_REASON = { size: 'size', line: 'line_too_long', aborted: 'aborted' } as const satisfies Record<string, RefusalReason>;
+const REFUSAL_REASON = { size: 'size', line: 'line_too_long', memory: 'memory', aborted: 'aborted' } as const satisfies Record<string, RefusalReason>;
+
+/** RFC 3463's 4.3.1, "mail system full": the sender keeps the message and tries again later (RFC 1870 §6.1's 452). */
+export function insufficientStorage() {
+  return smtpError(452, 'Insufficient system storage; try again later.', '4.3.1');
+}
 
 /**
  * DATA: reads the message, stores one row per project (and per feedback address) in one
@@ -35,15 +42,25 @@ export function handleData(deps: DataHandlerDeps, stream: Readable, session: SMT
 }
 
 async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session: SMTPServerSession): Promise<string> {
-  const received = await receiveData(stream);
+  const received = await receiveData(stream, { memory: deps.memory });
   if (!received.ok) {
     deps.metrics.messagesRefused.inc({ reason: REFUSAL_REASON[received.reason] });
     // Over SIZE: smtp-server answers 552 5.3.4 itself (rejectOversized), whatever this says.
     if (received.reason === 'size') return 'Message size exceeds fixed limit.';
     if (received.reason === 'line') throw smtpError(554, `Message has a line longer than ${MAX_LINE_BYTES} bytes.`);
+    if (received.reason === 'memory') throw insufficientStorage();
     // The client is gone; nobody reads this.
     throw smtpError(451, 'Message not received in full.');
   }
+  try {
+    return await store(deps, received.raw, session);
+  } finally {
+    deps.memory.release(received.raw.length);
+  }
+}
+
+/** The received message stored (one row per project), and the 250's text. */
+async function store(deps: DataHandlerDeps, raw: Buffer, session: SMTPServerSession): Promise<string> {
   const { envelope } = session;
   const copies = buildCopies(deps.transactions.recipients(session.id, envelope.rcptTo.map((r) => r.address)));
   const first = copies[0];
@@ -53,7 +70,7 @@ async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session:
     mailFrom: envelope.mailFrom ? envelope.mailFrom.address : '',
     remoteAddress: session.remoteAddress || null,
     helo: session.hostNameAppearsAs || null,
-    raw: received.raw,
+    raw,
     copies,
   };
   deps.expected.storing(session.id);
@@ -61,13 +78,13 @@ async function receiveAndStore(deps: DataHandlerDeps, stream: Readable, session:
     await deps.store.store(message);
   } catch (err) {
     deps.metrics.messagesRefused.inc({ reason: 'unavailable' });
-    deps.logger.error({ err, bytes: received.raw.length }, 'storing a received message failed');
+    deps.logger.error({ err, bytes: raw.length }, 'storing a received message failed');
     throw failureReply(err);
   } finally {
     deps.expected.answered(session.id);
   }
   deps.unknown.reset(session.id);
   deps.metrics.messagesAccepted.inc();
-  deps.metrics.bytesStored.inc(received.raw.length);
+  deps.metrics.bytesStored.inc(raw.length);
   return `Ok: queued as ${first.id}`;
 }

@@ -1,9 +1,10 @@
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { MessageMemory } from './message-memory';
 
 // Why a connection, recipient or message is refused: the `reason` label of each counter.
 const CONNECTION_REFUSALS = ['per_ip_limit', 'shutting_down'] as const;
 const RECIPIENT_REFUSALS = ['unknown_recipient', 'too_many_unknown_recipients', 'unavailable'] as const;
-const MESSAGE_REFUSALS = ['size', 'line_too_long', 'aborted', 'unavailable'] as const;
+const MESSAGE_REFUSALS = ['size', 'line_too_long', 'memory', 'aborted', 'unavailable'] as const;
 
 /** Why a connection, recipient or message was refused; the `reason` label of the counters. */
 export type RefusalReason = (typeof CONNECTION_REFUSALS | typeof RECIPIENT_REFUSALS | typeof MESSAGE_REFUSALS)[number];
@@ -21,8 +22,16 @@ function refusalCounter(name: string, help: string, reasons: readonly RefusalRea
 }
 
 /** The MX's counters, on the ops server's /metrics. */
-export function createInboundMetrics(registry: Registry) {
+export function createInboundMetrics(registry: Registry, memory: MessageMemory) {
   const registers = [registry];
+  new Gauge({
+    name: 'mailroom_inbound_smtp_buffered_bytes',
+    help: 'Message bytes held in memory (being received or waiting for their commit); at INBOUND_MAX_BUFFERED_BYTES new messages get 452 4.3.1.',
+    registers,
+    collect() {
+      this.set(memory.inUse);
+    },
+  });
   return {
     connections: new Counter({ name: 'mailroom_inbound_smtp_connections_total', help: 'SMTP connections greeted.', registers }),
     connectionsRefused: refusalCounter('mailroom_inbound_smtp_connections_refused_total', 'SMTP connections refused at connect, by reason.', CONNECTION_REFUSALS, registers),
@@ -30,7 +39,7 @@ export function createInboundMetrics(registry: Registry) {
     messagesAccepted: new Counter({ name: 'mailroom_inbound_smtp_messages_accepted_total', help: 'Messages stored and answered 250.', registers }),
     messagesRefused: refusalCounter(
       'mailroom_inbound_smtp_messages_refused_total',
-      'Messages refused after DATA (or lost mid-DATA), by reason.',
+      'Messages refused after DATA (or lost mid-DATA; `memory` also at MAIL FROM), by reason.',
       MESSAGE_REFUSALS,
       registers,
     ),

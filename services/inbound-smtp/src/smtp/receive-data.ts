@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { MessageMemory } from './message-memory';
 
 /** Longest line accepted in DATA, in bytes without its line ending (DESIGN §7: real mail exceeds RFC 5321's 1,000). */
 export const MAX_LINE_BYTES = 65_536;
@@ -7,9 +8,13 @@ const LF = 0x0a;
 const CR = 0x0d;
 
 export type ReceivedData =
+  /** `raw`'s bytes are still taken from the `memory` given: the caller releases them. */
   | { ok: true; raw: Buffer }
-  /** `size`: over SIZE (smtp-server answers 552); `line`: a line over MAX_LINE_BYTES; `aborted`: the client left. */
-  | { ok: false; reason: 'size' | 'line' | 'aborted' };
+  /**
+   * `size`: over SIZE (smtp-server answers 552); `line`: a line over MAX_LINE_BYTES; `memory`:
+   * the process's message memory is full; `aborted`: the client left.
+   */
+  | { ok: false; reason: 'size' | 'line' | 'memory' | 'aborted' };
 
 /**
  * The length of the line being read, across chunks, so a line over the limit is found
@@ -50,38 +55,50 @@ class LineLength {
   }
 }
 
+export interface ReceiveOptions {
+  maxLineBytes?: number;
+  /** The process's message memory: each chunk is taken from it as it arrives. */
+  memory?: MessageMemory;
+}
+
 /**
  * Reads a DATA stream (smtp-server's, dot-unstuffed, ending only at CRLF.CRLF) to its end,
- * keeping the bytes while the message stays within SIZE and every line within
- * MAX_LINE_BYTES. Past either limit the rest is read and dropped, so the client gets its
- * reply after its final dot and memory stays bounded.
+ * keeping the bytes while the message stays within SIZE, every line within MAX_LINE_BYTES and
+ * the process within its message memory. Past any limit what was kept is dropped (and given
+ * back to the memory) and the rest is read and dropped, so the client gets its reply after its
+ * final dot and memory stays bounded.
  */
-export function receiveData(stream: Readable & { sizeExceeded?: boolean }, maxLineBytes = MAX_LINE_BYTES): Promise<ReceivedData> {
+export function receiveData(stream: Readable & { sizeExceeded?: boolean }, options: ReceiveOptions = {}): Promise<ReceivedData> {
+  const { maxLineBytes = MAX_LINE_BYTES, memory } = options;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const lines = new LineLength(maxLineBytes);
     let length = 0;
-    let failure: 'size' | 'line' | null = null;
+    let failure: 'size' | 'line' | 'memory' | null = null;
     let settled = false;
+    const fail = (reason: 'size' | 'line' | 'memory') => {
+      failure = reason;
+      chunks.length = 0;
+      memory?.release(length);
+      length = 0;
+    };
     const settle = (result: ReceivedData) => {
       if (settled) return;
       settled = true;
+      if (!result.ok) memory?.release(length);
       resolve(result);
     };
 
     stream.on('data', (chunk: Buffer) => {
-      if (failure) return;
-      if (stream.sizeExceeded) failure = 'size';
-      else if (lines.exceeded(chunk)) failure = 'line';
-      if (failure) {
-        chunks.length = 0;
-        return;
-      }
+      if (failure || settled) return;
+      if (stream.sizeExceeded) return fail('size');
+      if (lines.exceeded(chunk)) return fail('line');
+      if (memory && !memory.take(chunk.length)) return fail('memory');
       chunks.push(chunk);
       length += chunk.length;
     });
     stream.on('end', () => {
-      if (stream.sizeExceeded) failure = 'size';
+      if (stream.sizeExceeded && failure !== 'size') fail('size');
       if (failure) settle({ ok: false, reason: failure });
       else settle({ ok: true, raw: Buffer.concat(chunks, length) });
     });

@@ -9,6 +9,7 @@ import { Drain } from './drain';
 import { ExpectedMessages } from './expected-messages';
 import { InboundJobs } from './inbound-jobs';
 import { loadTls } from './load-tls';
+import { MessageMemory } from './message-memory';
 import { MAX_HOLD_MS, MessageStore } from './message-store';
 import { createInboundMetrics } from './metrics';
 import { RecipientResolver } from './resolve-recipient';
@@ -44,6 +45,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const expected = new ExpectedMessages(() => store.wake(), MAX_HOLD_MS);
   const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids), moreExpected: () => expected.count > 0 });
   const drain = new Drain();
+  const memory = new MessageMemory(config.inboundMaxBufferedBytes);
   const server = createMxServer({
     name: config.smtpHostname,
     maxMessageBytes: config.inboundMaxMessageBytes,
@@ -54,9 +56,10 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
     resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain, returnPathLabel: config.returnPathLabel }),
     store,
+    memory,
     expected,
     drain,
-    metrics: createInboundMetrics(options.registry),
+    metrics: createInboundMetrics(options.registry, memory),
     logger,
   });
   try {
