@@ -123,6 +123,8 @@ const envSchema = z.object({
   SMTP_PROXY_PROTOCOL: bool.default(false),
   // Extensions of DESIGN §3 for the MX: limits per server process and how long mail is kept.
   INBOUND_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(1).default(30)),
+  // Sent emails (content, recipients, attachments, timeline) are deleted this long after their last event.
+  EMAIL_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(1).default(30)),
   SMTP_MAX_CONNECTIONS: emptyMeansDefault(z.coerce.number().int().min(1).default(1000)),
   SMTP_MAX_CONNECTIONS_PER_IP: emptyMeansDefault(z.coerce.number().int().min(1).default(20)),
   SMTP_IDLE_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),
@@ -189,6 +191,7 @@ export interface Config {
   metricsToken: string | undefined;
   inboundMaxMessageBytes: number;
   inboundMaxBufferedBytes: number;
+  emailRetentionDays: number;
   smtpTlsCertFile: string | undefined;
   smtpTlsKeyFile: string | undefined;
   smtpProxyProtocol: boolean;
@@ -268,6 +271,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     inboundMaxMessageBytes: e.INBOUND_MAX_MESSAGE_BYTES,
     inboundMaxBufferedBytes: e.INBOUND_MAX_BUFFERED_BYTES,
+    emailRetentionDays: e.EMAIL_RETENTION_DAYS,
     smtpTlsCertFile: e.SMTP_TLS_CERT_FILE,
     smtpTlsKeyFile: e.SMTP_TLS_KEY_FILE,
     smtpProxyProtocol: e.SMTP_PROXY_PROTOCOL,

@@ -19,7 +19,7 @@ import {
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { connectBackends, purgeExpiredIdempotencyKeys, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
+import { connectBackends, deleteExpiredEmails, purgeExpiredIdempotencyKeys, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
 import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
@@ -43,6 +43,8 @@ export interface RunningSender {
   rollUpStats(): Promise<number>;
   /** Deletes expired Idempotency-Key records now (the schedule does every RECONCILE_INTERVAL_SECONDS). Returns how many. */
   purgeIdempotencyKeys(): Promise<number>;
+  /** Deletes sent emails past EMAIL_RETENTION_DAYS now (the schedule does hourly). Returns how many. */
+  deleteExpiredEmails(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,8 @@ const MAX_OUTCOMES_PER_COMMIT = 500;
 // How often the stats rollup catches up with the outbox: GET /stats aggregates the events past
 // its cursor live, so this bounds that tail to about 10 s of events.
 const STATS_ROLLUP_EVERY_MS = 10_000;
+// How often sent emails past EMAIL_RETENTION_DAYS are looked for.
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
 
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
@@ -130,6 +134,12 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     if (deleted > 0) idempotencyLogger.info({ deleted }, 'deleted expired idempotency keys');
     return deleted;
   };
+  const retentionLogger = logger.child({ component: 'retention' });
+  const deleteExpired = async () => {
+    const deleted = await deleteExpiredEmails(pool, { olderThanDays: config.emailRetentionDays });
+    if (deleted > 0) retentionLogger.info({ deleted, retentionDays: config.emailRetentionDays }, 'deleted sent emails past retention');
+    return deleted;
+  };
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler per task for all senders: each tick is one job, so one sender runs it at a time.
   const reconcileEvery = config.reconcileIntervalSeconds * 1000;
@@ -140,15 +150,22 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     // Expired keys are already ignored; this only keeps the table from growing. A run that finds
     // none is one probe of the created_at index.
     'purge-idempotency-keys': reconcileEvery,
+    'delete-expired-emails': RETENTION_EVERY_MS,
   };
-  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys'] as const) {
+  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'delete-expired-emails'] as const) {
     await maintenance.queue.upsertJobScheduler(
       task,
       { every: every[task] },
       { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
     );
   }
-  const tasks = { reconcile, 'check-domains': checkDomains, 'roll-up-stats': rollUpStats, 'purge-idempotency-keys': purgeIdempotencyKeys };
+  const tasks = {
+    reconcile,
+    'check-domains': checkDomains,
+    'roll-up-stats': rollUpStats,
+    'purge-idempotency-keys': purgeIdempotencyKeys,
+    'delete-expired-emails': deleteExpired,
+  };
   const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => tasks[payload.task](), {
     ...connection,
     concurrency: 1,
@@ -174,6 +191,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     checkDomains,
     rollUpStats,
     purgeIdempotencyKeys,
+    deleteExpiredEmails: deleteExpired,
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.

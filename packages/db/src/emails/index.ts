@@ -4,3 +4,4 @@ export * from './insert-emails';
 export * from './record-outcomes';
 export * from './record-engagement';
 export * from './read-link-clicks';
+export * from './delete-expired-emails';
