@@ -45,7 +45,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   SMTP_TLS_KEY_FILE: 'the path of a PEM private key file',
   SMTP_PROXY_PROTOCOL: BOOLEAN,
   INBOUND_RETENTION_DAYS: 'a whole number of days, at least 1',
-  EMAIL_RETENTION_DAYS: 'a whole number of days, at least 1',
+  EMAIL_RETENTION_DAYS: 'a whole number of days, at least 15',
   SMTP_MAX_CONNECTIONS: 'a whole number of connections, at least 1',
   SMTP_MAX_CONNECTIONS_PER_IP: 'a whole number of connections, at least 1',
   SMTP_IDLE_TIMEOUT_SECONDS: 'a whole number of seconds, at least 1',

@@ -62,6 +62,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }).secretKey).toBe('x'.repeat(32));
   });
 
+  test('when EMAIL_RETENTION_DAYS is under 15, then loading fails naming it (recover reaches 14 days back)', () => {
+    expect(loadConfig({}).emailRetentionDays).toBe(30);
+    expect(() => loadConfig({ EMAIL_RETENTION_DAYS: '14' })).toThrow(/^Invalid EMAIL_RETENTION_DAYS/);
+    expect(loadConfig({ EMAIL_RETENTION_DAYS: '15' }).emailRetentionDays).toBe(15);
+  });
+
   test('when the MX may hold fewer message bytes than one message can have, then loading fails naming INBOUND_MAX_BUFFERED_BYTES', () => {
     expect(loadConfig({}).inboundMaxBufferedBytes).toBe(134217728);
     expect(() => loadConfig({ INBOUND_MAX_MESSAGE_BYTES: '200000000' })).toThrow(/^Invalid INBOUND_MAX_BUFFERED_BYTES: .*INBOUND_MAX_MESSAGE_BYTES/);

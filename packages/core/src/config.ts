@@ -123,8 +123,9 @@ const envSchema = z.object({
   SMTP_PROXY_PROTOCOL: bool.default(false),
   // Extensions of DESIGN §3 for the MX: limits per server process and how long mail is kept.
   INBOUND_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(1).default(30)),
-  // Sent emails (content, recipients, attachments, timeline) are deleted this long after their last event.
-  EMAIL_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(1).default(30)),
+  // Sent emails (content, recipients, attachments, timeline), other events and the webhook log are
+  // deleted this long after; at least 15, as recover reaches 14 days back.
+  EMAIL_RETENTION_DAYS: emptyMeansDefault(z.coerce.number().int().min(15).default(30)),
   SMTP_MAX_CONNECTIONS: emptyMeansDefault(z.coerce.number().int().min(1).default(1000)),
   SMTP_MAX_CONNECTIONS_PER_IP: emptyMeansDefault(z.coerce.number().int().min(1).default(20)),
   SMTP_IDLE_TIMEOUT_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),

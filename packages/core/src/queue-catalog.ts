@@ -41,12 +41,12 @@ export const queues = {
   /**
    * Sender housekeeping on a schedule: re-enqueue emails whose job was lost or whose worker
    * died; look up the records of sending domains whose check is due; add the outbox's new
-   * events to the hourly stats rollup; delete expired Idempotency-Key records, and sent emails
-   * past EMAIL_RETENTION_DAYS.
+   * events to the hourly stats rollup; delete expired Idempotency-Key records, and sent emails,
+   * events and the webhook log past EMAIL_RETENTION_DAYS.
    */
   senderMaintenance: defineQueue({
     name: 'sender-maintenance',
-    payload: z.object({ task: z.enum(['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'delete-expired-emails']) }),
+    payload: z.object({ task: z.enum(['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'retention']) }),
     jobOptions: { removeOnComplete: true, removeOnFail: true, attempts: 1 },
   }),
   /**

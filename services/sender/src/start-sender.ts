@@ -19,7 +19,16 @@ import {
   type Logger,
   Verp,
 } from '@mailroom/core';
-import { connectBackends, deleteExpiredEmails, purgeExpiredIdempotencyKeys, recordOutcomes, rollUpAllStats, type OutcomeRecord } from '@mailroom/db';
+import {
+  connectBackends,
+  deleteExpiredEmails,
+  deleteExpiredEvents,
+  deleteExpiredWebhookLog,
+  purgeExpiredIdempotencyKeys,
+  recordOutcomes,
+  rollUpAllStats,
+  type OutcomeRecord,
+} from '@mailroom/db';
 import { checkDueDomains } from './check-due-domains';
 import type { Worker } from 'bullmq';
 import { Deliverer } from './delivery';
@@ -29,6 +38,14 @@ import { reconcileSends } from './reconciler';
 import { createSenderMetrics } from './sender-metrics';
 import { SendStore } from './send-store';
 import { SigningDomains } from './signing-domains';
+
+/** What one retention run deleted. */
+export interface ExpiredRows {
+  emails: number;
+  events: number;
+  webhookAttempts: number;
+  webhookDeliveries: number;
+}
 
 export interface RunningSender {
   worker: Worker;
@@ -43,8 +60,8 @@ export interface RunningSender {
   rollUpStats(): Promise<number>;
   /** Deletes expired Idempotency-Key records now (the schedule does every RECONCILE_INTERVAL_SECONDS). Returns how many. */
   purgeIdempotencyKeys(): Promise<number>;
-  /** Deletes sent emails past EMAIL_RETENTION_DAYS now (the schedule does hourly). Returns how many. */
-  deleteExpiredEmails(): Promise<number>;
+  /** Deletes sent emails, events and the webhook log past EMAIL_RETENTION_DAYS now (the schedule does hourly). */
+  deleteExpired(): Promise<ExpiredRows>;
   stop(): Promise<void>;
 }
 
@@ -59,7 +76,7 @@ const MAX_OUTCOMES_PER_COMMIT = 500;
 // How often the stats rollup catches up with the outbox: GET /stats aggregates the events past
 // its cursor live, so this bounds that tail to about 10 s of events.
 const STATS_ROLLUP_EVERY_MS = 10_000;
-// How often sent emails past EMAIL_RETENTION_DAYS are looked for.
+// How often rows past EMAIL_RETENTION_DAYS are looked for.
 const RETENTION_EVERY_MS = 60 * 60 * 1000;
 
 /** Connects and starts the send worker and the reconciler schedule. The sender's only entry point. */
@@ -135,9 +152,15 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     return deleted;
   };
   const retentionLogger = logger.child({ component: 'retention' });
-  const deleteExpired = async () => {
-    const deleted = await deleteExpiredEmails(pool, { olderThanDays: config.emailRetentionDays });
-    if (deleted > 0) retentionLogger.info({ deleted, retentionDays: config.emailRetentionDays }, 'deleted sent emails past retention');
+  const deleteExpired = async (): Promise<ExpiredRows> => {
+    const olderThanDays = config.emailRetentionDays;
+    // Emails first (their events go with them), then the other events, then the webhook log
+    // (whose deliveries of deleted events the two before have stopped).
+    const emails = await deleteExpiredEmails(pool, { olderThanDays });
+    const events = await deleteExpiredEvents(pool, { olderThanDays });
+    const { attempts, deliveries } = await deleteExpiredWebhookLog(pool, { olderThanDays });
+    const deleted = { emails, events, webhookAttempts: attempts, webhookDeliveries: deliveries };
+    if (Object.values(deleted).some((n) => n > 0)) retentionLogger.info({ ...deleted, retentionDays: olderThanDays }, 'deleted rows past retention');
     return deleted;
   };
   const maintenance = openQueue(queues.senderMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
@@ -150,9 +173,9 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     // Expired keys are already ignored; this only keeps the table from growing. A run that finds
     // none is one probe of the created_at index.
     'purge-idempotency-keys': reconcileEvery,
-    'delete-expired-emails': RETENTION_EVERY_MS,
+    retention: RETENTION_EVERY_MS,
   };
-  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'delete-expired-emails'] as const) {
+  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'retention'] as const) {
     await maintenance.queue.upsertJobScheduler(
       task,
       { every: every[task] },
@@ -164,7 +187,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     'check-domains': checkDomains,
     'roll-up-stats': rollUpStats,
     'purge-idempotency-keys': purgeIdempotencyKeys,
-    'delete-expired-emails': deleteExpired,
+    retention: deleteExpired,
   };
   const maintenanceWorker = openWorker(queues.senderMaintenance, (payload) => tasks[payload.task](), {
     ...connection,
@@ -191,7 +214,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     checkDomains,
     rollUpStats,
     purgeIdempotencyKeys,
-    deleteExpiredEmails: deleteExpired,
+    deleteExpired,
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.

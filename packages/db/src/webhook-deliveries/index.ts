@@ -6,3 +6,4 @@ export * from './manual-targets';
 export * from './reconcile-deliveries';
 export * from './record-attempts';
 export * from './recover-deliveries';
+export * from './delete-expired-webhook-log';
