@@ -1,4 +1,5 @@
 import { idFloor } from '@mailroom/core';
+import { deletePageByPage } from '../delete-page-by-page';
 import type { Queryable } from '../pool';
 
 /**
@@ -17,30 +18,22 @@ import type { Queryable } from '../pool';
 export async function deleteExpiredEmails(db: Queryable, options: { olderThanDays: number; batchSize?: number; now?: Date }): Promise<number> {
   const batchSize = options.batchSize ?? 500;
   const cutoff = idFloor('email', (options.now ?? new Date()).getTime() - options.olderThanDays * 86_400_000);
-  let after = '';
-  let deleted = 0;
-  for (;;) {
-    const { rows } = await db.query<{ last: string | null; deleted: string }>({
-      text: `WITH batch AS (
-               SELECT id FROM emails WHERE id > $1 AND id < $2 ORDER BY id LIMIT $3),
-             doomed AS (
-               SELECT e.id FROM emails e JOIN batch b ON b.id = e.id
-                WHERE e.next_attempt_at IS NULL
-                  AND NOT EXISTS (SELECT 1 FROM email_events v
-                                   WHERE v.email_id = e.id AND v.created_at > now() - make_interval(days => $4))
-                  FOR UPDATE OF e SKIP LOCKED),
-             stopped AS (
-               UPDATE webhook_deliveries d SET state = 'failed', next_attempt_at = NULL, lease_until = NULL, updated_at = now()
-                 FROM email_events v
-                WHERE v.email_id IN (SELECT id FROM doomed) AND d.event_id = v.id AND d.state = 'pending'),
-             gone AS (
-               DELETE FROM emails WHERE id IN (SELECT id FROM doomed) RETURNING id)
-           SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*) FROM gone)::text AS deleted`,
-      values: [after, cutoff, batchSize, options.olderThanDays],
-    });
-    const row = rows[0];
-    deleted += Number(row?.deleted ?? 0);
-    if (!row?.last) return deleted;
-    after = row.last;
-  }
+  return deletePageByPage(db, (after) => ({
+    text: `WITH batch AS (
+             SELECT id FROM emails WHERE id > $1 AND id < $2 ORDER BY id LIMIT $3),
+           doomed AS (
+             SELECT e.id FROM emails e JOIN batch b ON b.id = e.id
+              WHERE e.next_attempt_at IS NULL
+                AND NOT EXISTS (SELECT 1 FROM email_events v
+                                 WHERE v.email_id = e.id AND v.created_at > now() - make_interval(days => $4))
+                FOR UPDATE OF e SKIP LOCKED),
+           stopped AS (
+             UPDATE webhook_deliveries d SET state = 'failed', next_attempt_at = NULL, lease_until = NULL, updated_at = now()
+               FROM email_events v
+              WHERE v.email_id IN (SELECT id FROM doomed) AND d.event_id = v.id AND d.state = 'pending'),
+           gone AS (
+             DELETE FROM emails WHERE id IN (SELECT id FROM doomed) RETURNING id)
+         SELECT (SELECT max(id) FROM batch) AS last, (SELECT count(*) FROM gone)::text AS deleted`,
+    values: [after, cutoff, batchSize, options.olderThanDays],
+  }));
 }
