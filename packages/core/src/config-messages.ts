@@ -35,6 +35,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   LEASE_SECONDS: 'a whole number of seconds, at least 1',
   RECONCILE_INTERVAL_SECONDS: 'a whole number of seconds, at least 1',
   RATE_LIMIT_PER_SECOND: 'a whole number of requests per second (0 turns the limit off)',
+  API_MAX_BUFFERED_BYTES: 'a whole number of bytes, at least the largest request body (40 MB)',
   SENDER_CONCURRENCY: 'a whole number from 1 to 1000',
   LOGIN_RATE_LIMIT_PER_MINUTE: 'a whole number of attempts per minute, at least 1',
   GATEWAY_TRUST_PROXY: BOOLEAN,

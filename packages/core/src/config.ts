@@ -109,6 +109,8 @@ const envSchema = z.object({
   LEASE_SECONDS: emptyMeansDefault(seconds.min(1).default(300)),
   RECONCILE_INTERVAL_SECONDS: emptyMeansDefault(seconds.min(1).default(60)),
   RATE_LIMIT_PER_SECOND: emptyMeansDefault(seconds.default(50)),
+  // Request body bytes one gateway process holds at once; past it, 503. At least the largest body limit (checked by the gateway).
+  API_MAX_BUFFERED_BYTES: emptyMeansDefault(z.coerce.number().int().min(1024).default(67108864)),
   // Emails one sender process works on at once (an extension of DESIGN §3).
   SENDER_CONCURRENCY: emptyMeansDefault(z.coerce.number().int().min(1).max(1000).default(20)),
   // Sign-in and sign-up attempts per client IP per minute (an extension of DESIGN §3).
@@ -185,6 +187,7 @@ export interface Config {
   leaseSeconds: number;
   reconcileIntervalSeconds: number;
   rateLimitPerSecond: number;
+  apiMaxBufferedBytes: number;
   senderConcurrency: number;
   loginRateLimitPerMinute: number;
   /** Take the client address from the last X-Forwarded-For entry (behind an ingress). */
@@ -266,6 +269,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     leaseSeconds: e.LEASE_SECONDS,
     reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,
     rateLimitPerSecond: e.RATE_LIMIT_PER_SECOND,
+    apiMaxBufferedBytes: e.API_MAX_BUFFERED_BYTES,
     senderConcurrency: e.SENDER_CONCURRENCY,
     loginRateLimitPerMinute: e.LOGIN_RATE_LIMIT_PER_MINUTE,
     gatewayTrustProxy: e.GATEWAY_TRUST_PROXY,

@@ -17,6 +17,7 @@ export * from './reply-text-status';
 export * from './send-queue';
 export * from './webhook-queue';
 export * from './group-commit';
+export * from './byte-budget';
 export * from './verp';
 export * from './tracking-token';
 export * from './smtp-replies';

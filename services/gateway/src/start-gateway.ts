@@ -26,8 +26,10 @@ import { createAccount } from './features/auth/accounts';
 import { VerifiedDomainsCache } from './features/domains/verified-domains-cache';
 import { createUrlHostCheck } from './features/webhooks/check-url-host';
 import { countStalledLogin, createRateLimits } from './http/rate-limit';
+import { checkBodyBudget } from './http/router';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts } from './http/timeouts';
 import { createMetrics } from './metrics';
+import { allRoutes } from './routes';
 
 export interface RunningGateway {
   server: Server;
@@ -50,6 +52,7 @@ export interface GatewayOptions {
 /** Connects, bootstraps the admin if asked, and listens. The gateway's only entry point (main.ts and tests). */
 export async function startGateway(config: Readonly<Config>, options: GatewayOptions = {}): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.logLevel, nodeEnv: config.nodeEnv });
+  checkBodyBudget(allRoutes(config.publicApiUrl).routes, config.apiMaxBufferedBytes);
   // Both must answer at start; later outages are survived (requests answer 503 meanwhile).
   const backends = await connectBackends(config, { logger });
   const { db, pool, redis, secretKey } = backends;

@@ -1,4 +1,4 @@
-import { MailroomError } from '@mailroom/core';
+import { type ByteBudget, MailroomError } from '@mailroom/core';
 import express, { type Request, type Response } from 'express';
 
 /** body-parser's error types, as the contract names them. */
@@ -16,18 +16,43 @@ const BODY_ERRORS: Record<string, () => MailroomError> = {
 /** Reads a request's JSON body into `req.body`; rejects with a contract error only. */
 export type JsonBodyReader = (req: Request, res: Response) => Promise<void>;
 
+export interface JsonBodyReaderOptions {
+  limit: string;
+  /** `limit` in bytes. */
+  limitBytes: number;
+  deadlineMs: number;
+  onTimeout?: (req: Request) => void;
+  /**
+   * The process's budget of body bytes (API_MAX_BUFFERED_BYTES): a body takes its
+   * Content-Length (the limit when compressed or of unknown length) from the first byte until
+   * the response is over, as the parsed body lives that long.
+   */
+  budget?: ByteBudget;
+}
+
 /**
  * A JSON body reader with a size limit (applied to the inflated size when the body is
  * compressed) and a deadline for the whole body, so a client that stops sending, or sends a
- * short Content-Length, is answered 408 `request_timeout` rather than held open.
- * `onTimeout` runs when the deadline passes.
+ * short Content-Length, is answered 408 `request_timeout` rather than held open. A body the
+ * budget cannot hold now is not read: 503 `service_unavailable` with `Retry-After`, and the
+ * connection closes. `onTimeout` runs when the deadline passes.
  */
-export function jsonBodyReader(options: { limit: string; deadlineMs: number; onTimeout?: (req: Request) => void }): JsonBodyReader {
+export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
   // Not strict: any JSON value is parsed, so a body of the wrong type (`null`, `"x"`) is a
   // validation error rather than a parse error.
   const parse = express.json({ limit: options.limit, type: () => true, strict: false });
-  return (req, res) =>
-    new Promise((resolve, reject) => {
+  const { budget } = options;
+  return (req, res) => {
+    const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
+    if (budget && bytes > 0) {
+      if (!budget.take(bytes)) {
+        res.setHeader('Retry-After', '1');
+        res.setHeader('Connection', 'close');
+        return Promise.reject(new MailroomError('service_unavailable', 'The server holds as many request bodies as it can; retry in a moment.'));
+      }
+      res.once('close', () => budget.release(bytes));
+    }
+    return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         // The rest of the body is not worth waiting for: answer, then close the connection.
         res.setHeader('Connection', 'close');
@@ -42,6 +67,20 @@ export function jsonBodyReader(options: { limit: string; deadlineMs: number; onT
         else resolve();
       });
     });
+  };
+}
+
+/**
+ * What a body will hold in memory, at most: its Content-Length when sent as is, the limit when
+ * compressed (it inflates) or chunked; 0 when its Content-Length is over the limit, as the
+ * parser refuses it (413) before reading a byte.
+ */
+function bodyBytes(req: Request, limitBytes: number): number {
+  const length = Number(req.headers['content-length']);
+  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
+  if (req.headers['content-length'] === undefined || !Number.isSafeInteger(length) || length < 0) return limitBytes;
+  if (length > limitBytes) return 0;
+  return identity ? length : limitBytes;
 }
 
 function toBodyError(err: unknown): MailroomError {

@@ -1,5 +1,6 @@
-import { MailroomError } from '@mailroom/core';
+import { ByteBudget, ConfigError, MailroomError } from '@mailroom/core';
 import type { Express, Request, RequestHandler, Response } from 'express';
+import { Gauge } from 'prom-client';
 import type { AuthContext } from '../auth/auth-context';
 import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
@@ -27,10 +28,13 @@ const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]
 
 /** Mounts every route of the table: authenticate, authorize, rate-limit, parse, handle. */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext, timeouts: HttpTimeouts): void {
+  const budget = bodyBudget(routes, ctx);
   for (const route of routes) {
     const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
     const parseJson = jsonBodyReader({
       limit,
+      limitBytes: parseSize(limit),
+      budget,
       deadlineMs: bodyDeadlineMs(timeouts, parseSize(limit)),
       // Authenticated callers were counted before their body was read; anonymous ones (sign-in,
       // sign-up) are counted here, so stalling a body is not a free attempt.
@@ -48,6 +52,32 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       if (!res.headersSent) res.status(route.success.status).json(result);
     });
   }
+}
+
+/**
+ * API_MAX_BUFFERED_BYTES must hold the largest body a route takes, or such a body could never
+ * be read: a ConfigError otherwise. The gateway checks it before it connects to anything.
+ */
+export function checkBodyBudget(routes: readonly AnyRoute[], maxBytes: number): void {
+  const largest = Math.max(0, ...routes.filter((route) => route.body).map((route) => parseSize(route.bodyLimit ?? DEFAULT_BODY_LIMIT)));
+  if (maxBytes < largest) {
+    throw new ConfigError(`Invalid API_MAX_BUFFERED_BYTES: it must be at least ${largest}, the largest request body an endpoint takes.`);
+  }
+}
+
+/** The process's budget of request body bytes (API_MAX_BUFFERED_BYTES), with its gauge. */
+function bodyBudget(routes: readonly AnyRoute[], ctx: GatewayContext): ByteBudget {
+  checkBodyBudget(routes, ctx.config.apiMaxBufferedBytes);
+  const budget = new ByteBudget(ctx.config.apiMaxBufferedBytes);
+  new Gauge({
+    name: 'mailroom_http_buffered_bytes',
+    help: 'Request body bytes held (being read, or parsed until the answer); at API_MAX_BUFFERED_BYTES a new body gets 503.',
+    registers: [ctx.metrics.registry],
+    collect() {
+      this.set(budget.inUse);
+    },
+  });
+  return budget;
 }
 
 /** The longest of the routes' body deadlines. */

@@ -1,9 +1,8 @@
-import { type Logger, writePerTurn } from '@mailroom/core';
+import { type ByteBudget, type Logger, writePerTurn } from '@mailroom/core';
 import type { SMTPServer, SMTPServerOptions } from 'smtp-server';
 import { announcedSize, MAIL_PARAMETERS, RCPT_PARAMETERS, unsupportedParameter } from './check-parameters';
 import type { ConnectionLimits } from './connection-limits';
 import type { ExpectedMessages } from './expected-messages';
-import type { MessageMemory } from './message-memory';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics } from './metrics';
 import { type Drain, SHUTTING_DOWN } from './drain';
@@ -35,7 +34,7 @@ export interface MxServerOptions {
   resolver: RecipientResolver;
   store: MessageStore;
   /** Message bytes the process may hold at once (INBOUND_MAX_BUFFERED_BYTES). */
-  memory: MessageMemory;
+  memory: ByteBudget;
   /** The sessions the store may expect a message from; kept up to date here. */
   expected: ExpectedMessages;
   drain: Drain;

@@ -1,11 +1,10 @@
-import type { Logger } from '@mailroom/core';
+import type { ByteBudget, Logger } from '@mailroom/core';
 import type { ReceivedMessage } from '@mailroom/db';
 import type { SMTPServerSession } from 'smtp-server';
 import type { Readable } from 'node:stream';
 import { buildCopies } from './build-copies';
 import type { Drain } from './drain';
 import type { ExpectedMessages } from './expected-messages';
-import type { MessageMemory } from './message-memory';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics, RefusalReason } from './metrics';
 import { MAX_LINE_BYTES, receiveData } from './receive-data';
@@ -19,7 +18,7 @@ export interface DataHandlerDeps {
   transactions: Transactions;
   unknown: UnknownRecipients;
   expected: ExpectedMessages;
-  memory: MessageMemory;
+  memory: ByteBudget;
   metrics: InboundMetrics;
   logger: Logger;
 }

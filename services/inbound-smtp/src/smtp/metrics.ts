@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { MessageMemory } from './message-memory';
+import type { ByteBudget } from '@mailroom/core';
 
 // Why a connection, recipient or message is refused: the `reason` label of each counter.
 const CONNECTION_REFUSALS = ['per_ip_limit', 'shutting_down'] as const;
@@ -22,7 +22,7 @@ function refusalCounter(name: string, help: string, reasons: readonly RefusalRea
 }
 
 /** The MX's counters, on the ops server's /metrics. */
-export function createInboundMetrics(registry: Registry, memory: MessageMemory) {
+export function createInboundMetrics(registry: Registry, memory: ByteBudget) {
   const registers = [registry];
   new Gauge({
     name: 'mailroom_inbound_smtp_buffered_bytes',

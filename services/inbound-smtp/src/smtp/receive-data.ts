@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { MessageMemory } from './message-memory';
+import type { ByteBudget } from '@mailroom/core';
 
 /** Longest line accepted in DATA, in bytes without its line ending (DESIGN §7: real mail exceeds RFC 5321's 1,000). */
 export const MAX_LINE_BYTES = 65_536;
@@ -58,7 +58,7 @@ class LineLength {
 export interface ReceiveOptions {
   maxLineBytes?: number;
   /** The process's message memory: each chunk is taken from it as it arrives. */
-  memory?: MessageMemory;
+  memory?: ByteBudget;
 }
 
 /**

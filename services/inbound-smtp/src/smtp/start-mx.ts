@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type Config, listenOn, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
+import { ByteBudget, type Config, listenOn, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
 import type { Backends } from '@mailroom/db';
 import type { Registry } from 'prom-client';
 import type { SMTPServer } from 'smtp-server';
@@ -9,7 +9,6 @@ import { Drain } from './drain';
 import { ExpectedMessages } from './expected-messages';
 import { InboundJobs } from './inbound-jobs';
 import { loadTls } from './load-tls';
-import { MessageMemory } from './message-memory';
 import { MAX_HOLD_MS, MessageStore } from './message-store';
 import { createInboundMetrics } from './metrics';
 import { RecipientResolver } from './resolve-recipient';
@@ -45,7 +44,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
   const expected = new ExpectedMessages(() => store.wake(), MAX_HOLD_MS);
   const store = new MessageStore({ pool: backends.pool, logger, committed: (ids) => jobs.add(ids), moreExpected: () => expected.count > 0 });
   const drain = new Drain();
-  const memory = new MessageMemory(config.inboundMaxBufferedBytes);
+  const memory = new ByteBudget(config.inboundMaxBufferedBytes);
   const server = createMxServer({
     name: config.smtpHostname,
     maxMessageBytes: config.inboundMaxMessageBytes,
