@@ -2444,6 +2444,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2599,6 +2601,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2691,6 +2695,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2798,6 +2804,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2949,6 +2957,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,6 +3080,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,6 +3246,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3364,6 +3378,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3537,6 +3553,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3673,6 +3691,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3847,6 +3867,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,6 +3995,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4146,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4245,6 +4271,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4434,6 +4462,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4632,6 +4662,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4749,6 +4781,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,6 +4896,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5038,6 +5074,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5211,6 +5249,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5401,6 +5441,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5642,6 +5684,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5774,6 +5818,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5937,6 +5983,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6068,6 +6116,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6227,6 +6277,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6346,6 +6398,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6480,6 +6534,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6653,6 +6709,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6779,6 +6837,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6900,6 +6960,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7023,6 +7085,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7198,6 +7262,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7394,6 +7460,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7604,6 +7672,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7795,6 +7865,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7918,6 +7990,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8109,6 +8183,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8311,6 +8387,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8456,6 +8534,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8618,6 +8698,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8745,6 +8827,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8868,6 +8952,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9037,6 +9123,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9165,6 +9253,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9293,6 +9383,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9481,6 +9573,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9609,6 +9703,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9769,6 +9865,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9821,6 +9919,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9885,6 +9985,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9956,6 +10058,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10014,6 +10118,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10059,6 +10165,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10131,6 +10239,8 @@ export interface operations {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
+                    /** @description Seconds to wait before retrying, when the gateway is holding as many request bodies as it may. */
+                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -42,6 +42,12 @@ const RATE_LIMIT_HEADERS = {
   'retry-after': integerHeader('Seconds to wait before retrying.'),
 };
 
+/** A 503 may say when to try again (a body the gateway cannot hold now: API_MAX_BUFFERED_BYTES). */
+const UNAVAILABLE_HEADERS = {
+  ...REQUEST_ID_HEADER,
+  'retry-after': { ...integerHeader('Seconds to wait before retrying, when the gateway is holding as many request bodies as it may.'), required: false },
+};
+
 function errorResponses(names: readonly ErrorName[]) {
   const byStatus = new Map<number, ErrorName[]>();
   for (const name of [...names, 'internal_server_error', 'service_unavailable'] as ErrorName[]) {
@@ -53,7 +59,7 @@ function errorResponses(names: readonly ErrorName[]) {
       String(status),
       {
         description: group.map((n) => `\`${n}\``).join(', '),
-        headers: status === 429 ? RATE_LIMIT_HEADERS : REQUEST_ID_HEADER,
+        headers: status === 429 ? RATE_LIMIT_HEADERS : status === 503 ? UNAVAILABLE_HEADERS : REQUEST_ID_HEADER,
         content: { 'application/json': { schema: errorSchema } },
       },
     ]),
