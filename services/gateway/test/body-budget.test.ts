@@ -1,4 +1,5 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { loadConfig } from '@mailroom/core';
 import { startGateway } from '../src/start-gateway';
@@ -69,9 +70,15 @@ describe('the gateway under a request body budget', () => {
     compressed.req.end();
     expect((await compressed.answered).status).toBe(503);
 
-    // A send that fits is taken meanwhile.
+    // A send that fits is taken meanwhile, and a request without a body holds nothing (were it
+    // charged the send limit, 40 MB, it would be refused).
     const small = await t.api.as({ token }).post('/emails', { from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'Hi' });
     expect(small.status).toBe(200);
+    const url = new URL(t.gateway.url);
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    socket.write(`POST /emails HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`);
+    const [statusLine] = (await text(socket)).split('\r\n');
+    expect(statusLine).toBe('HTTP/1.1 422 Unprocessable Entity');
 
     big.req.destroy();
     await until(async () => (await buffered()) === 0, 5_000, 'the big body to be given back');
@@ -92,3 +99,10 @@ describe('the gateway under a request body budget', () => {
     }
   });
 });
+
+/** Everything a socket receives until it closes. */
+async function text(socket: Socket): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of socket) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('latin1');
+}

@@ -72,14 +72,16 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
 
 /**
  * What a body will hold in memory, at most: its Content-Length when sent as is, the limit when
- * compressed (it inflates) or chunked; 0 when its Content-Length is over the limit, as the
- * parser refuses it (413) before reading a byte.
+ * compressed (it inflates) or chunked; 0 when there is no body (neither header: RFC 9112 §6.3)
+ * or its Content-Length is over the limit, as the parser refuses it (413) before reading a byte.
  */
 function bodyBytes(req: Request, limitBytes: number): number {
-  const length = Number(req.headers['content-length']);
-  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
-  if (req.headers['content-length'] === undefined || !Number.isSafeInteger(length) || length < 0) return limitBytes;
+  const declared = req.headers['content-length'];
+  if (declared === undefined) return req.headers['transfer-encoding'] === undefined ? 0 : limitBytes;
+  const length = Number(declared);
+  if (!Number.isSafeInteger(length) || length < 0) return limitBytes;
   if (length > limitBytes) return 0;
+  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
   return identity ? length : limitBytes;
 }
 
