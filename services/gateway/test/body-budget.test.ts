@@ -64,11 +64,16 @@ describe('the gateway under a request body budget', () => {
     expect(answer.status).toBe(503);
     expect(answer.body).toEqual({ name: 'service_unavailable', message: expect.any(String), statusCode: 503 });
     expect(answer.headers['retry-after']).toBe('1');
-    // A compressed body may inflate to the limit (40 MB), so it needs that much room.
-    const gzipped = gzipSync(JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'Hi' }));
-    const compressed = post(gzipped.length, gzipped, { 'content-encoding': 'gzip' });
-    compressed.req.end();
+    // A compressed body is charged four times its length: 4 MB for this one's 1 MB does not fit.
+    const gzipped = gzipSync(JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'Hi', html: `<p>${'x'.repeat(3 * MB)}</p>` }));
+    const padded = Buffer.concat([gzipped, Buffer.alloc(4 * MB - gzipped.length)]);
+    const compressed = post(MB * 4, padded.subarray(0, 10), { 'content-encoding': 'gzip' });
     expect((await compressed.answered).status).toBe(503);
+    // A small compressed send is charged 64 KiB and goes through.
+    const smallGzip = gzipSync(JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'Hi' }));
+    const fits = post(smallGzip.length, smallGzip, { 'content-encoding': 'gzip' });
+    fits.req.end();
+    expect((await fits.answered).status).toBe(200);
 
     // A send that fits is taken meanwhile, and a request without a body holds nothing (were it
     // charged the send limit, 40 MB, it would be refused).
@@ -82,7 +87,7 @@ describe('the gateway under a request body budget', () => {
 
     big.req.destroy();
     await until(async () => (await buffered()) === 0, 5_000, 'the big body to be given back');
-    const again = post(gzipped.length, gzipped, { 'content-encoding': 'gzip' });
+    const again = post(20 * MB, Buffer.from(JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'x'.repeat(20 * MB - 200) }).padEnd(20 * MB)));
     again.req.end();
     expect((await again.answered).status).toBe(200);
     expect(await buffered()).toBe(0);

@@ -23,9 +23,9 @@ export interface JsonBodyReaderOptions {
   deadlineMs: number;
   onTimeout?: (req: Request) => void;
   /**
-   * The process's budget of body bytes (API_MAX_BUFFERED_BYTES): a body takes its
-   * Content-Length (the limit when compressed or of unknown length) from the first byte until
-   * the response is over, as the parsed body lives that long.
+   * The process's budget of body bytes (API_MAX_BUFFERED_BYTES): a body takes what
+   * `bodyBytes` charges it from its first byte until the response is over, as the parsed body
+   * lives that long.
    */
   budget?: ByteBudget;
 }
@@ -70,10 +70,17 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
   };
 }
 
+// A compressed body is charged this many times its Content-Length: attachments in base64, the
+// bulk of a large send, seldom compress better; one that inflates further is still bounded by
+// the route's limit. And at least COMPRESSED_MIN_BYTES.
+const COMPRESSION_RATIO = 4;
+const COMPRESSED_MIN_BYTES = 65_536;
+
 /**
- * What a body will hold in memory, at most: its Content-Length when sent as is, the limit when
- * compressed (it inflates) or chunked; 0 when there is no body (neither header: RFC 9112 §6.3)
- * or its Content-Length is over the limit, as the parser refuses it (413) before reading a byte.
+ * What a body is charged against the budget: its Content-Length when sent as is;
+ * COMPRESSION_RATIO times it (at most the limit) when compressed; the limit when chunked (no
+ * length to go by); 0 when there is no body (neither header: RFC 9112 §6.3) or its
+ * Content-Length is over the limit, as the parser refuses it (413) before reading a byte.
  */
 function bodyBytes(req: Request, limitBytes: number): number {
   const declared = req.headers['content-length'];
@@ -82,7 +89,7 @@ function bodyBytes(req: Request, limitBytes: number): number {
   if (!Number.isSafeInteger(length) || length < 0) return limitBytes;
   if (length > limitBytes) return 0;
   const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
-  return identity ? length : limitBytes;
+  return identity ? length : Math.min(limitBytes, Math.max(COMPRESSED_MIN_BYTES, length * COMPRESSION_RATIO));
 }
 
 function toBodyError(err: unknown): MailroomError {
