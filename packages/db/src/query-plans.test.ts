@@ -1,6 +1,9 @@
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
+import { deleteExpiredEmails } from './emails/delete-expired-emails';
 import { findEmailIdsByRecipient } from './emails/find-emails-by-recipient';
+import { deleteExpiredReceivedEmails } from './inbound-processing/delete-expired';
 import { createPool, type Pool, type Queryable } from './pool';
+import { deleteExpiredWebhookLog } from './webhook-deliveries/delete-expired-webhook-log';
 import { disableFailingEndpoints } from './webhook-deliveries/reconcile-deliveries';
 import { findReplayTarget } from './webhook-deliveries/manual-targets';
 import { listWebhookAttempts } from './webhook-endpoints/webhook-attempts';
@@ -31,6 +34,17 @@ beforeAll(async () => {
     SELECT 'rcpt_' || lpad(g::text, 26, '0'), 'em_' || lpad(g::text, 26, '0'),
            CASE WHEN g % 5 = 0 THEN 'ops@shared.test' ELSE 'user' || g || '@example.com' END, 'to', 'delivered', now()
       FROM generate_series(1, 100000) g;
+
+    -- Each email's email.delivered, made with it.
+    INSERT INTO email_events (id, project_id, email_id, type, recipient, data, created_at)
+    SELECT 'evt_e' || lpad(g::text, 25, '0'), CASE WHEN g % 100 = 7 THEN '${SMALL}' ELSE '${BIG}' END, 'em_' || lpad(g::text, 26, '0'),
+           'email.delivered', 'x@y.test', '{}', now()
+      FROM generate_series(1, 100000) g;
+
+    -- 20,000 received emails of the big project.
+    INSERT INTO received_emails (id, project_id, kind, route_ids, mail_from, rcpt_to, raw, size)
+    SELECT 'inb_' || lpad(g::text, 26, '0'), '${BIG}', 'route', '{}', 'a@example.com', ARRAY['in@acme.test'], '\\x00', 1
+      FROM generate_series(1, 20000) g;
 
     -- 20,000 suppressions of the big project, 20 of the small one.
     INSERT INTO suppressions (project_id, address, reason, created_at)
@@ -171,5 +185,28 @@ describe('query plans at scale', () => {
     const read = readOf(plan, 'webhook_deliveries');
     expect(read.seqScan).toBe(false);
     expect(read.rows).toBeLessThan(2_000);
+  });
+
+  // The fixture's ids ('em_000…', 'wha_000…', 'evt_000…') sort before any id of this year, so to
+  // the retention sweeps every row here is past retention: each statement must still read a page.
+  test('when the retention sweeps delete a page of old emails, received emails, attempts and deliveries, then each statement reads about its page', async () => {
+    const emails = await planOf((q) => deleteExpiredEmails(q, { olderThanDays: 30 }));
+    expect(readOf(emails, 'emails').seqScan).toBe(false);
+    // A page of 500, read by the page, the lock and the delete: far from the table's 100,000.
+    expect(readOf(emails, 'emails').rows).toBeLessThan(5_000);
+    expect(readOf(emails, 'email_events').seqScan).toBe(false);
+    expect(readOf(emails, 'email_events').rows).toBeLessThan(5_000);
+
+    const attempts = await planOf((q) => deleteExpiredWebhookLog(q, { olderThanDays: 30 }));
+    expect(readOf(attempts, 'webhook_attempts').seqScan).toBe(false);
+    expect(readOf(attempts, 'webhook_attempts').rows).toBeLessThan(5_000);
+
+    const received = await planOf((q) => deleteExpiredReceivedEmails(q, { olderThanDays: 30 }));
+    expect(readOf(received, 'received_emails').seqScan).toBe(false);
+    expect(readOf(received, 'received_emails').rows).toBeLessThan(5_000);
+
+    const deliveries = await planOf((q) => deleteExpiredWebhookLog(q, { olderThanDays: 30 }), 1);
+    expect(readOf(deliveries, 'webhook_deliveries').seqScan).toBe(false);
+    expect(readOf(deliveries, 'webhook_deliveries').rows).toBeLessThan(5_000);
   });
 });

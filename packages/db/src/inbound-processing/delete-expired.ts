@@ -18,8 +18,10 @@ export async function deleteExpiredReceivedEmails(
   for (;;) {
     const { rowCount } = await db.query({
       name: 'mailroom-delete-expired-received',
+      // = ANY (ARRAY(…)): each row found by its key. As `IN (SELECT …)` the planner may join the
+      // page to a sequential scan of the whole table (query-plans.test.ts).
       text: `DELETE FROM received_emails
-              WHERE id IN (SELECT id FROM received_emails WHERE id < $1 ORDER BY id LIMIT $2)`,
+              WHERE id = ANY (ARRAY(SELECT id FROM received_emails WHERE id < $1 ORDER BY id LIMIT $2))`,
       values: [cutoff, batchSize],
     });
     deleted += rowCount ?? 0;

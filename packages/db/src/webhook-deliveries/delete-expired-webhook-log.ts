@@ -18,7 +18,9 @@ export async function deleteExpiredWebhookLog(
   let attempts = 0;
   for (;;) {
     const { rowCount } = await db.query({
-      text: `DELETE FROM webhook_attempts WHERE id IN (SELECT id FROM webhook_attempts WHERE id < $1 ORDER BY id LIMIT $2)`,
+      // = ANY (ARRAY(…)): each row found by its key. As `IN (SELECT …)` the planner joined the page
+      // to a sequential scan of the whole log (query-plans.test.ts).
+      text: `DELETE FROM webhook_attempts WHERE id = ANY (ARRAY(SELECT id FROM webhook_attempts WHERE id < $1 ORDER BY id LIMIT $2))`,
       values: [idFloor('webhookAttempt', time), batchSize],
     });
     attempts += rowCount ?? 0;
@@ -28,13 +30,15 @@ export async function deleteExpiredWebhookLog(
   let after = { eventId: '', webhookId: '' };
   for (;;) {
     const { rows } = await db.query<{ event_id: string | null; webhook_id: string | null; deleted: string }>({
+      // Deleted by ctid, each row found by its address (joined to the page, the planner scanned
+      // the whole table); a row updated meanwhile has moved and is left for the next run.
       text: `WITH batch AS (
-               SELECT event_id, webhook_id FROM webhook_deliveries
+               SELECT ctid AS row_id, event_id, webhook_id FROM webhook_deliveries
                 WHERE (event_id, webhook_id) > ($1, $2) AND event_id < $3
                 ORDER BY event_id, webhook_id LIMIT $4),
              gone AS (
-               DELETE FROM webhook_deliveries d USING batch b
-                WHERE d.event_id = b.event_id AND d.webhook_id = b.webhook_id AND d.state <> 'pending' RETURNING 1),
+               DELETE FROM webhook_deliveries
+                WHERE ctid = ANY (ARRAY(SELECT row_id FROM batch)) AND state <> 'pending' RETURNING 1),
              last AS (SELECT event_id, webhook_id FROM batch ORDER BY event_id DESC, webhook_id DESC LIMIT 1)
            SELECT (SELECT event_id FROM last) AS event_id, (SELECT webhook_id FROM last) AS webhook_id, (SELECT count(*) FROM gone)::text AS deleted`,
       values: [after.eventId, after.webhookId, idFloor('event', time), batchSize],
