@@ -6,11 +6,11 @@ import type { ExpectedMessages } from './expected-messages';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics } from './metrics';
 import { type Drain, SHUTTING_DOWN } from './drain';
-import { handleData, insufficientStorage, type DataHandlerDeps } from './handle-data';
+import { handleData, type DataHandlerDeps } from './handle-data';
 import { handleRcptTo } from './handle-rcpt-to';
 import { MxSmtpServer } from './mx-server';
 import type { RecipientResolver } from './resolve-recipient';
-import { refusal } from './smtp-error';
+import { insufficientStorage, refusal } from './smtp-error';
 import { Transactions } from './transactions';
 import { UnknownRecipients } from './unknown-recipients';
 

@@ -8,7 +8,7 @@ import type { ExpectedMessages } from './expected-messages';
 import type { MessageStore } from './message-store';
 import type { InboundMetrics, RefusalReason } from './metrics';
 import { MAX_LINE_BYTES, receiveData } from './receive-data';
-import { failureReply, smtpError } from './smtp-error';
+import { failureReply, insufficientStorage, smtpError } from './smtp-error';
 import type { Transactions } from './transactions';
 import type { UnknownRecipients } from './unknown-recipients';
 
@@ -24,11 +24,6 @@ export interface DataHandlerDeps {
 }
 
 const REFUSAL_REASON = { size: 'size', line: 'line_too_long', memory: 'memory', aborted: 'aborted' } as const satisfies Record<string, RefusalReason>;
-
-/** RFC 3463's 4.3.1, "mail system full": the sender keeps the message and tries again later (RFC 1870 §6.1's 452). */
-export function insufficientStorage() {
-  return smtpError(452, 'Insufficient system storage; try again later.', '4.3.1');
-}
 
 /**
  * DATA: reads the message, stores one row per project (and per feedback address) in one

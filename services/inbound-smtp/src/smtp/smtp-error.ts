@@ -25,3 +25,8 @@ export function failureReply(err: unknown): SmtpError {
 export function refusal(code: number, enhancedCode: string, text: string): SmtpError {
   return smtpError(code, text, enhancedCode);
 }
+
+/** RFC 3463's 4.3.1, "mail system full": the sender keeps the message and tries again later (RFC 1870 §6.1's 452). */
+export function insufficientStorage(): SmtpError {
+  return smtpError(452, 'Insufficient system storage; try again later.', '4.3.1');
+}
