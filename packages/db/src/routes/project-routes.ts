@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool';
+import { isUniqueViolation } from '../sql-errors';
 
 /** A row of `routes`: one match string (an address or `*@domain`) owned by one project. */
 export interface RouteRow {
@@ -10,7 +11,6 @@ export interface RouteRow {
   createdAt: Date;
 }
 
-const UNIQUE_VIOLATION = '23505';
 // created_at is UTC without a zone, as Prisma writes it; read it as such whatever the session's zone.
 const COLUMNS = `id, project_id AS "projectId", match, name, created_at AT TIME ZONE 'UTC' AS "createdAt"`;
 
@@ -78,7 +78,7 @@ export async function updateRoute(
     const route = rows[0];
     return route ? { route } : 'not_found';
   } catch (err) {
-    if ((err as { code?: string }).code === UNIQUE_VIOLATION) return 'match_taken';
+    if (isUniqueViolation(err)) return 'match_taken';
     throw err;
   }
 }

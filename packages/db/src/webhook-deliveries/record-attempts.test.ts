@@ -122,34 +122,71 @@ describe('timestamps when the database session is not in UTC', () => {
   });
 });
 
-describe('deleting an endpoint while its attempts are recorded', () => {
-  test('when a recorder holds a delivery and then locks its endpoint (its order) as the endpoint is deleted, then neither deadlocks: the delete waits, then removes both', async () => {
+/** Waits until a statement starting with `prefix` waits for a lock in this database. */
+async function waitingForLock(prefix: string): Promise<void> {
+  for (;;) {
+    const { rows } = await pool.query<{ n: number }>({
+      text: `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE $1 || '%'`,
+      values: [prefix],
+    });
+    if ((rows[0]?.n ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether another transaction could lock this row now (`NOWAIT`): false when one holds it. */
+async function lockable(sql: string, values: unknown[]): Promise<boolean> {
+  const probe = await pool.connect();
+  try {
+    await probe.query('BEGIN');
+    await probe.query({ text: `${sql} NOWAIT`, values });
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === '55P03') return false;
+    throw err;
+  } finally {
+    await probe.query('ROLLBACK');
+    probe.release();
+  }
+}
+
+// Every writer of an endpoint's deliveries locks the endpoint first. With the recorder taking
+// deliveries first, a delete holding the endpoint and a recorder holding a delivery made after
+// the delete began waited for each other (a deadlock; PostgreSQL aborted one of them after a second).
+describe('the lock order: an endpoint before its deliveries', () => {
+  test('when the endpoint is held (as a delete holds it), then the recorder waits for it before touching any of its deliveries', async () => {
+    const { webhookIds, eventIds } = await endpointsWithDeliveries(1, 1);
+    const [webhookId, eventId] = [webhookIds[0] as string, eventIds[0] as string];
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query({ text: 'SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', values: [webhookId] });
+      const recording = recordAttempts(pool, [success(eventId, webhookId)]);
+      await waitingForLock('WITH x AS');
+      expect(await lockable('SELECT 1 FROM webhook_deliveries WHERE event_id = $1 AND webhook_id = $2 FOR UPDATE', [eventId, webhookId])).toBe(true);
+      await holder.query('COMMIT');
+      expect(await recording).toHaveLength(1);
+    } finally {
+      holder.release();
+    }
+  });
+
+  test('when a delivery is held while its endpoint is deleted, then the delete holds the endpoint as it waits, and removes both once the holder commits', async () => {
     const { webhookIds } = await endpointsWithDeliveries(1, 1);
     const webhookId = webhookIds[0] as string;
-    const recorder = await pool.connect();
+    const holder = await pool.connect();
     try {
-      await recorder.query('BEGIN');
-      // The recorder's statement first updates the batch's deliveries...
-      await recorder.query({ text: 'UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE webhook_id = $1', values: [webhookId] });
+      await holder.query('BEGIN');
+      await holder.query({ text: 'UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE webhook_id = $1', values: [webhookId] });
       const deleting = deleteWebhook(pool, projectId, webhookId);
-      const settled = deleting.then(
-        () => 'deleted',
-        (err: Error) => err.message,
-      );
-      // ...while the delete waits for a lock...
-      for (;;) {
-        const { rows } = await pool.query<{ n: number }>({
-          text: `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'DELETE FROM webhook%'`,
-        });
-        if ((rows[0]?.n ?? 0) > 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-      // ...and then locks the endpoints, as LOCK_ENDPOINTS does. Deleting the endpoint first had locked it: a deadlock.
-      await recorder.query({ text: 'SELECT id FROM webhooks WHERE id = $1 FOR NO KEY UPDATE', values: [webhookId] });
-      await recorder.query('COMMIT');
-      expect(await settled).toBe('deleted');
+      await waitingForLock('DELETE FROM webhook_deliveries');
+      // Held by the delete: no delivery can be added for it (an insert's key check waits), nor a recorder start on it.
+      expect(await lockable('SELECT 1 FROM webhooks WHERE id = $1 FOR KEY SHARE', [webhookId])).toBe(false);
+      await holder.query('COMMIT');
+      expect(await deleting).toBe(true);
     } finally {
-      recorder.release();
+      holder.release();
     }
     expect((await pool.query({ text: 'SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1', values: [webhookId] })).rows).toEqual([]);
     expect((await pool.query({ text: 'SELECT 1 FROM webhooks WHERE id = $1', values: [webhookId] })).rows).toEqual([]);

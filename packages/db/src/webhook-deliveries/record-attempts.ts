@@ -106,9 +106,11 @@ function recordValues(records: readonly AttemptRecord[]): unknown[] {
   return [JSON.stringify(rows), JSON.stringify(summarise(records)), FAILING_DISABLE_DAYS];
 }
 
-// The batch's endpoints locked in id order before they are updated: dispatchers recording at
+// The batch's endpoints locked in id order, before their deliveries: dispatchers recording at
 // once touch the same endpoints, and an update's own order (its join's) could lock them in
-// opposite orders and deadlock, losing both batches' records.
+// opposite orders and deadlock, losing both batches' records. The delivery update joins these
+// rows, so a delivery is updated only after its endpoint is locked: every writer of an
+// endpoint's deliveries (a delete, a recover, the reconciler) takes the endpoint first.
 const LOCK_ENDPOINTS = `SELECT w.id FROM webhooks w
             WHERE w.id IN (SELECT s.webhook_id FROM json_to_recordset($2::json) AS s(webhook_id text))
             ORDER BY w.id FOR NO KEY UPDATE`;
@@ -143,6 +145,7 @@ const RECORD_ATTEMPTS = `WITH x AS (
              SELECT * FROM json_to_recordset($1::json) AS x(id text, event_id text, webhook_id text, event_type text, trigger text, url text,
                response_status int, response_body text, duration_ms int, error text, success boolean, next_retry_at timestamptz,
                created_at timestamptz, leased boolean)),
+           locked AS (${LOCK_ENDPOINTS}),
            d AS (
              UPDATE webhook_deliveries d SET
                attempts = d.attempts + 1,
@@ -157,10 +160,9 @@ const RECORD_ATTEMPTS = `WITH x AS (
                lease_until = CASE WHEN x.leased THEN NULL ELSE d.lease_until END,
                manual = CASE WHEN x.leased THEN false ELSE d.manual END,
                updated_at = now()
-               FROM x
+               FROM x JOIN locked l ON l.id = x.webhook_id
               WHERE d.event_id = x.event_id AND d.webhook_id = x.webhook_id
              RETURNING d.event_id, d.webhook_id, d.attempts),
-           locked AS (${LOCK_ENDPOINTS}),
            endpoints AS (${UPDATE_ENDPOINTS}),
            inserted AS (
            INSERT INTO webhook_attempts (id, webhook_id, event_id, event_type, attempt, trigger, url, response_status, response_body,

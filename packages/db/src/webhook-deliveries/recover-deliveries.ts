@@ -19,10 +19,18 @@ const ID_CLOCK_MARGIN_MS = 3_600_000;
  *   later ones it delivers itself, on the schedule.
  *
  * Durable in PostgreSQL, so the dispatcher's reconciler finds them whatever Redis does;
- * manual attempts go out even while the endpoint is disabled. Returns how many events were marked.
+ * manual attempts go out even while the endpoint is disabled. Returns how many events were marked,
+ * or null when the endpoint is not the project's (or was deleted meanwhile). The endpoint is
+ * locked first (against a delete, not against the recorder or a PATCH), as every writer of its
+ * deliveries does.
  */
-export async function markForRecovery(pool: Pool, args: { projectId: string; webhookId: string; since: Date }): Promise<number> {
+export async function markForRecovery(pool: Pool, args: { projectId: string; webhookId: string; since: Date }): Promise<number | null> {
   return inTransaction(pool, async (client) => {
+    const endpoint = await client.query({
+      text: 'SELECT 1 FROM webhooks WHERE id = $1 AND project_id = $2 FOR KEY SHARE',
+      values: [args.webhookId, args.projectId],
+    });
+    if ((endpoint.rowCount ?? 0) === 0) return null;
     const failed = await client.query({
       name: 'mailroom-webhook-recover',
       text: `UPDATE webhook_deliveries d SET state = 'pending', manual = true, next_attempt_at = now(), lease_until = NULL, updated_at = now()

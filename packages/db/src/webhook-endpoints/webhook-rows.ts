@@ -1,4 +1,5 @@
 import { inTransaction, type Pool, type Queryable } from '../pool';
+import { isForeignKeyViolation } from '../sql-errors';
 import { sealNewWebhookSecret } from './webhook-secret';
 
 export type WebhookDisabledReason = 'gone' | 'failing' | 'manual';
@@ -18,7 +19,6 @@ export interface WebhookRow {
 
 export type NewWebhook = Pick<WebhookRow, 'id' | 'projectId' | 'url' | 'events' | 'routeId' | 'description' | 'enabled'>;
 
-const FOREIGN_KEY_VIOLATION = '23503';
 // Timestamps are UTC without a zone, as Prisma writes them; read them as such whatever the session's zone.
 const COLUMNS = `id, project_id AS "projectId", url, events, route_id AS "routeId", description, enabled,
   disabled_reason AS "disabledReason", created_at AT TIME ZONE 'UTC' AS "createdAt"`;
@@ -32,8 +32,6 @@ const SUBSCRIBED_NOW = `date_trunc('milliseconds', ${NOW})`;
 // route reads as unknown, exactly like a missing one.
 const ROUTE_OF_PROJECT = (route: string, project: string) =>
   `(${route}::text IS NULL OR EXISTS (SELECT 1 FROM routes r WHERE r.id = ${route} AND r.project_id = ${project}))`;
-
-const isForeignKeyViolation = (err: unknown) => (err as { code?: string }).code === FOREIGN_KEY_VIOLATION;
 
 /**
  * Stores a new endpoint with a new secret, encrypted with `encryptionKey` (the secret sub-key);
@@ -149,19 +147,20 @@ export async function updateWebhook(
 
 /**
  * Deletes an endpoint of the project with its deliveries and attempt log; false when it is not
- * the project's. Its deliveries go first, then the endpoint (whose cascade takes any the fan-out
- * added meanwhile): the dispatcher's attempt recorder locks deliveries, then their endpoints, and
- * a lone `DELETE FROM webhooks` locks the endpoint, then cascades to its deliveries, so the two
- * deadlocked while deliveries were being recorded.
+ * the project's. The endpoint is locked first, then its deliveries go, then the endpoint: the
+ * order every writer of an endpoint's deliveries follows (the dispatcher's attempt recorder
+ * locks the batch's endpoints before their deliveries). Locked first, no delivery can be added
+ * meanwhile, so the endpoint's cascade finds none held by another transaction; a lone
+ * `DELETE FROM webhooks`, or deleting the deliveries before the lock, deadlocked with a
+ * recorder holding a delivery created in between.
  */
 export async function deleteWebhook(pool: Pool, projectId: string, id: string): Promise<boolean> {
   return inTransaction(pool, async (client) => {
-    await client.query({
-      text: 'DELETE FROM webhook_deliveries d USING webhooks w WHERE d.webhook_id = w.id AND w.id = $1 AND w.project_id = $2',
-      values: [id, projectId],
-    });
-    const { rowCount } = await client.query({ text: 'DELETE FROM webhooks WHERE id = $1 AND project_id = $2', values: [id, projectId] });
-    return (rowCount ?? 0) > 0;
+    const { rowCount } = await client.query({ text: 'SELECT 1 FROM webhooks WHERE id = $1 AND project_id = $2 FOR UPDATE', values: [id, projectId] });
+    if ((rowCount ?? 0) === 0) return false;
+    await client.query({ text: 'DELETE FROM webhook_deliveries WHERE webhook_id = $1', values: [id] });
+    await client.query({ text: 'DELETE FROM webhooks WHERE id = $1', values: [id] });
+    return true;
   });
 }
 

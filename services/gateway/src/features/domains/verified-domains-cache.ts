@@ -15,6 +15,8 @@ const MAX_ENTRIES = 10_000;
  */
 export class VerifiedDomainsCache {
   private readonly known = new Map<string, { verified: boolean; at: number }>();
+  // Bumped by every forget, so a lookup that raced one (read before a delete, answered after) is not remembered.
+  private generation = 0;
 
   constructor(
     private readonly db: Queryable,
@@ -32,10 +34,12 @@ export class VerifiedDomainsCache {
       else if (entry.verified) verified.add(name);
     }
     if (unknown.length === 0) return verified;
+    const generation = this.generation;
     const found = await verifiedDomainNames(this.db, projectId, unknown);
-    if (this.known.size + unknown.length > MAX_ENTRIES) this.known.clear();
+    const remember = generation === this.generation;
+    if (remember && this.known.size + unknown.length > MAX_ENTRIES) this.known.clear();
     for (const name of unknown) {
-      this.known.set(key(projectId, name), { verified: found.has(name), at: now });
+      if (remember) this.known.set(key(projectId, name), { verified: found.has(name), at: now });
       if (found.has(name)) verified.add(name);
     }
     return verified;
@@ -43,6 +47,7 @@ export class VerifiedDomainsCache {
 
   /** Forgets the project's domains (one was verified or deleted here). */
   forget(projectId: string): void {
+    this.generation++;
     const prefix = key(projectId, '');
     for (const k of this.known.keys()) if (k.startsWith(prefix)) this.known.delete(k);
   }

@@ -1,5 +1,5 @@
 import { conflict, isId, newId, notFound } from '@mailroom/core';
-import { deleteRoute as deleteRouteRow, findRoute, findWebhooksOfRoute, insertRoute, listRoutes, updateRoute as updateRouteRow, type Queryable, type RouteChanges, type RouteRow } from '@mailroom/db';
+import { deleteRoute as deleteRouteRow, findRoute, findWebhooksOfRoute, insertRoute, isForeignKeyViolation, listRoutes, updateRoute as updateRouteRow, type Queryable, type RouteChanges, type RouteRow } from '@mailroom/db';
 import type { ListQuery } from '../../http/pagination';
 
 // The same words whether the match was taken by this project or another: routes are
@@ -34,15 +34,13 @@ export async function changeRoute(db: Queryable, projectId: string, id: string, 
   return result.route;
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
-
 /** Deletes a route; while webhook endpoints are scoped to it (the foreign key decides), 409 `conflict` naming them. */
 export async function removeRoute(db: Queryable, projectId: string, id: string): Promise<void> {
   if (!isId('route', id)) throw notFound('route');
   try {
     if (!(await deleteRouteRow(db, projectId, id))) throw notFound('route');
   } catch (err) {
-    if ((err as { code?: string }).code !== FOREIGN_KEY_VIOLATION) throw err;
+    if (!isForeignKeyViolation(err)) throw err;
     const webhooks = await findWebhooksOfRoute(db, projectId, id);
     const named = webhooks.length > 0 ? ` (${webhooks.join(', ')})` : '';
     throw conflict(`Webhook endpoints are scoped to this route${named}; delete them or clear their routeId first.`);

@@ -1,4 +1,4 @@
-import { type Logger, MailroomError, type WebhookQueue } from '@mailroom/core';
+import { type Logger, MailroomError, notFound, type WebhookQueue } from '@mailroom/core';
 import { listWebhookAttempts, type Pool, type WebhookAttempt } from '@mailroom/db';
 import { requestRecovery, type WebhookDeliverer } from '@mailroom/webhooks';
 import type { ListQuery } from '../../http/pagination';
@@ -56,6 +56,8 @@ export async function recoverSince(deps: WebhookDeliveryDeps, projectId: string,
   }
   await getWebhook(deps.pool, projectId, webhookId);
   const events = await requestRecovery(deps.pool, { projectId, webhookId, since });
+  // Deleted between the check above and the marking: as if the delete came first.
+  if (events === null) throw notFound('webhook');
   if (events > 0) {
     // Durable already: a lost wake-up only waits for the dispatcher's next reconcile.
     await deps.queue.wakeDispatcher('recover').catch((err: unknown) => deps.logger.warn({ err, webhookId }, 'could not wake the dispatcher after a recover'));
