@@ -3,6 +3,7 @@ export * from './crypto';
 export * from './errors';
 export * from './events';
 export * from './ids';
+export * from './job-schedulers';
 export * from './logger';
 export * from './queue-catalog';
 export * from './redis';

@@ -10,6 +10,7 @@ const CONNECTION_CODES = new Set([
   'P1017', // Server has closed the connection
   'P2024', // Timed out fetching a connection from the pool
   '57P01', // admin_shutdown
+  '57P02', // crash_shutdown (another backend crashed; the server restarts)
   '57P03', // cannot_connect_now
 ]);
 const CONNECTION_MESSAGES = new RegExp(
@@ -28,14 +29,24 @@ const CONNECTION_MESSAGES = new RegExp(
   'i',
 );
 
-/** True when `err` means PostgreSQL or Redis could not be reached, rather than a bad query. */
+/**
+ * True when `err` means PostgreSQL or Redis could not be reached, rather than a bad query.
+ * Follows `cause`, and the Prisma client's `meta.driverAdapterError`, whose cause carries the
+ * server's SQLSTATE as `originalCode` (57P03 while PostgreSQL starts up, for one).
+ */
 export function isUnavailableError(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 6; depth++) {
     if (typeof e !== 'object') break;
-    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    const { code, originalCode, message, cause, meta } = e as {
+      code?: unknown;
+      originalCode?: unknown;
+      message?: unknown;
+      cause?: unknown;
+      meta?: { driverAdapterError?: unknown };
+    };
+    for (const c of [code, originalCode]) if (typeof c === 'string' && CONNECTION_CODES.has(c)) return true;
     if (typeof message === 'string' && CONNECTION_MESSAGES.test(message)) return true;
-    e = cause;
+    e = cause ?? meta?.driverAdapterError;
   }
   return false;
 }

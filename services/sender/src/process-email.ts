@@ -1,4 +1,4 @@
-import type { GroupCommit, Logger, SendQueue, SmtpReplyData, Verp } from '@mailroom/core';
+import { type GroupCommit, isUnavailableError, type Logger, type SendQueue, type SmtpReplyData, type Verp } from '@mailroom/core';
 import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
 import type { Deliverer, DeliveryOutcome, DeliveryRequest, SmtpReply } from './delivery';
 import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
@@ -36,6 +36,8 @@ export interface ProcessDeps {
 
 // Recipients of one email attempted at once, over pooled connections.
 const RECIPIENT_PARALLELISM = 5;
+// Between tries of an outcome's commit while PostgreSQL is unreachable, in ms.
+const OUTCOME_RETRY_MS = 1_000;
 
 /**
  * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
@@ -74,7 +76,7 @@ export async function processSendJob(deps: ProcessDeps, emailIds: readonly strin
 async function processEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Signing | null): Promise<void> {
   const recordings: Promise<void>[] = [];
   const record = (records: OutcomeRecord[]): Promise<void> => {
-    const recorded = deps.outcomes.submit(records);
+    const recorded = commitOutcomes(deps, records);
     // Awaited below, after the slot; handled now, so a failed commit is never an unhandled rejection meanwhile.
     recorded.catch(() => {});
     recordings.push(recorded);
@@ -131,6 +133,31 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
     sign: signer ? (raw) => signer.sign(raw) : undefined,
   });
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
+}
+
+/**
+ * Commits outcomes, trying again each second while PostgreSQL is unreachable, for as long as the
+ * lease lasts: an outcome lost to a database restart would have its recipient sent again once
+ * the lease ran out. A commit whose reply was lost may have gone through: what it recorded is
+ * not recorded twice.
+ */
+async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Promise<void> {
+  const giveUpAt = Date.now() + deps.leaseSeconds * 1000;
+  let pending = records;
+  for (;;) {
+    try {
+      await deps.outcomes.submit(pending);
+      return;
+    } catch (err) {
+      if (!isUnavailableError(err) || Date.now() >= giveUpAt) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+    // Still unreachable: the next submit fails the same way and comes back here.
+    const attempts = pending.flatMap((r) => ('attempts' in r.recipient ? [r.recipient] : []));
+    const done = await deps.store.attemptedSince(attempts).catch(() => new Set<string>());
+    pending = pending.filter((r) => !done.has(r.recipient.id));
+    if (pending.length === 0) return;
+  }
 }
 
 /** The complaint a `complained@` test address files right after its delivery, as a feedback loop would. */

@@ -123,6 +123,19 @@ export class SendStore {
   }
 
   /**
+   * The recipients among these whose attempts passed the count given (loaded with the claim):
+   * an outcome of theirs was committed since. Only the lease holder attempts a recipient.
+   */
+  async attemptedSince(recipients: readonly Pick<DueRecipient, 'id' | 'attempts'>[]): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ id: string; attempts: number }>({
+      text: 'SELECT id, attempts FROM email_recipients WHERE id = ANY($1::text[])',
+      values: [recipients.map((r) => r.id)],
+    });
+    const loaded = new Map(recipients.map((r) => [r.id, r.attempts]));
+    return new Set(rows.filter((r) => r.attempts > (loaded.get(r.id) ?? r.attempts)).map((r) => r.id));
+  }
+
+  /**
    * Gives the emails back, each due again at the earliest next attempt of its unfinished
    * recipients (a recipient not yet attempted counts as due now), or never when none is left.
    */

@@ -9,6 +9,7 @@ import {
   EventNotices,
   EventQueue,
   GroupCommit,
+  keepJobSchedulers,
   openQueue,
   openWorker,
   queues,
@@ -175,13 +176,17 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     'purge-idempotency-keys': reconcileEvery,
     retention: RETENTION_EVERY_MS,
   };
-  for (const task of ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'retention'] as const) {
-    await maintenance.queue.upsertJobScheduler(
-      task,
-      { every: every[task] },
-      { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
-    );
-  }
+  const scheduled = ['reconcile', 'check-domains', 'roll-up-stats', 'purge-idempotency-keys', 'retention'] as const;
+  await keepJobSchedulers(
+    maintenance.queue,
+    producerRedis,
+    scheduled.map((task) => ({
+      id: task,
+      everyMs: every[task],
+      template: { name: queues.senderMaintenance.name, data: { task }, opts: queues.senderMaintenance.jobOptions },
+    })),
+    logger,
+  );
   const tasks = {
     reconcile,
     'check-domains': checkDomains,

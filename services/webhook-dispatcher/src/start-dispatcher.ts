@@ -3,6 +3,7 @@ import {
   createLogger,
   createRedis,
   EventQueue,
+  keepJobSchedulers,
   type Logger,
   openQueue,
   openWorker,
@@ -91,10 +92,17 @@ export async function startDispatcher(config: Readonly<Config>, options: Dispatc
   };
   const maintenance = openQueue(queues.webhookMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler for all dispatchers: each tick is one job, so one dispatcher reconciles at a time.
-  await maintenance.queue.upsertJobScheduler(
-    'reconcile',
-    { every: config.reconcileIntervalSeconds * 1000 },
-    { name: queues.webhookMaintenance.name, data: { task: 'reconcile' }, opts: queues.webhookMaintenance.jobOptions },
+  await keepJobSchedulers(
+    maintenance.queue,
+    producerRedis,
+    [
+      {
+        id: 'reconcile',
+        everyMs: config.reconcileIntervalSeconds * 1000,
+        template: { name: queues.webhookMaintenance.name, data: { task: 'reconcile' }, opts: queues.webhookMaintenance.jobOptions },
+      },
+    ],
+    logger,
   );
   // A recover marked its deliveries due now: no grace, they are nobody's yet.
   const maintenanceWorker = openWorker(queues.webhookMaintenance, (payload) => reconcile(payload.task === 'recover' ? 0 : leaseSeconds), {

@@ -1,4 +1,4 @@
-import { type Config, EventQueue, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
+import { type Config, EventQueue, keepJobSchedulers, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -95,15 +95,15 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
 
   const maintenance = openQueue(queues.inboundMaintenance, { connection: producerRedis, prefix: config.queuePrefix });
   // One scheduler per task for all inbound processes: each tick is one job, run by one of them.
-  await maintenance.queue.upsertJobScheduler(
-    'reconcile',
-    { every: config.reconcileIntervalSeconds * 1000 },
-    { name: queues.inboundMaintenance.name, data: { task: 'reconcile' }, opts: queues.inboundMaintenance.jobOptions },
-  );
-  await maintenance.queue.upsertJobScheduler(
-    'retention',
-    { every: RETENTION_EVERY_MS },
-    { name: queues.inboundMaintenance.name, data: { task: 'retention' }, opts: queues.inboundMaintenance.jobOptions },
+  await keepJobSchedulers(
+    maintenance.queue,
+    producerRedis,
+    (['reconcile', 'retention'] as const).map((task) => ({
+      id: task,
+      everyMs: task === 'reconcile' ? config.reconcileIntervalSeconds * 1000 : RETENTION_EVERY_MS,
+      template: { name: queues.inboundMaintenance.name, data: { task }, opts: queues.inboundMaintenance.jobOptions },
+    })),
+    logger,
   );
   const maintenanceWorker = openWorker(queues.inboundMaintenance, (payload) => (payload.task === 'reconcile' ? reconcile() : deleteExpired()), {
     ...connection,
