@@ -1,10 +1,10 @@
 import { type GroupCommit, isUnavailableError, type Logger, type SendQueue, type SmtpReplyData, type Verp } from '@mailroom/core';
-import type { OutcomeRecord, RecipientOutcome } from '@mailroom/db';
+import { isAttempt, type OutcomeRecord, type RecipientOutcome } from '@mailroom/db';
 import type { Deliverer, DeliveryOutcome, DeliveryRequest, SmtpReply } from './delivery';
 import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
 import { MessageSigner } from './message/sign-dkim';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
-import type { DueRecipient, OutgoingEmail, SendStore } from './send-store';
+import type { DueRecipient, OutgoingEmail, RecordedAttempt, SendStore } from './send-store';
 import type { Signing, SigningDomains } from './signing-domains';
 import { simulateOutcome } from './simulate-outcome';
 
@@ -138,8 +138,8 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
 /**
  * Commits outcomes, trying again each second while PostgreSQL is unreachable, for as long as the
  * lease lasts: an outcome lost to a database restart would have its recipient sent again once
- * the lease ran out. A commit whose reply was lost may have gone through: what it recorded is
- * not recorded twice.
+ * the lease ran out. A commit whose reply was lost may have gone through: before each new try,
+ * what the recipients' rows show as recorded is dropped, so nothing is recorded twice.
  */
 async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Promise<void> {
   const giveUpAt = Date.now() + deps.leaseSeconds * 1000;
@@ -149,15 +149,23 @@ async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Prom
       await deps.outcomes.submit(pending);
       return;
     } catch (err) {
-      if (!isUnavailableError(err) || Date.now() >= giveUpAt) throw err;
+      if (!isUnavailableError(err)) throw err;
+      let recorded: Set<string> | null = null;
+      while (recorded === null) {
+        if (Date.now() >= giveUpAt) throw err;
+        await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+        recorded = await deps.store.recordedSince(pending.flatMap(attemptOf)).catch(() => null);
+      }
+      pending = pending.filter((r) => !recorded.has(r.recipient.id));
+      if (pending.length === 0) return;
     }
-    await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
-    // Still unreachable: the next submit fails the same way and comes back here.
-    const attempts = pending.flatMap((r) => ('attempts' in r.recipient ? [r.recipient] : []));
-    const done = await deps.store.attemptedSince(attempts).catch(() => new Set<string>());
-    pending = pending.filter((r) => !done.has(r.recipient.id));
-    if (pending.length === 0) return;
   }
+}
+
+/** The sender's own attempt in a record (feedback is not one), as `recordedSince` checks it. */
+function attemptOf(record: OutcomeRecord): RecordedAttempt[] {
+  if (!isAttempt(record)) return [];
+  return [{ id: record.recipient.id, attempts: record.recipient.attempts, suppressed: record.outcome.kind === 'suppressed' }];
 }
 
 /** The complaint a `complained@` test address files right after its delivery, as a feedback loop would. */

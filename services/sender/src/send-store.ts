@@ -27,6 +27,13 @@ export interface OutgoingEmail {
   suppressed: DueRecipient[];
 }
 
+/** One attempt's recipient as claimed, for `recordedSince`. */
+export interface RecordedAttempt {
+  id: string;
+  attempts: number;
+  suppressed: boolean;
+}
+
 export interface DueRecipient {
   id: string;
   address: string;
@@ -123,16 +130,21 @@ export class SendStore {
   }
 
   /**
-   * The recipients among these whose attempts passed the count given (loaded with the claim):
-   * an outcome of theirs was committed since. Only the lease holder attempts a recipient.
+   * Which of these attempts a commit already recorded (its reply lost to an outage): the
+   * recipient's attempt count passed the one loaded with the claim, or, for a suppression
+   * (which is no attempt), its status is `suppressed`. Only the lease holder records them.
    */
-  async attemptedSince(recipients: readonly Pick<DueRecipient, 'id' | 'attempts'>[]): Promise<Set<string>> {
-    const { rows } = await this.pool.query<{ id: string; attempts: number }>({
-      text: 'SELECT id, attempts FROM email_recipients WHERE id = ANY($1::text[])',
-      values: [recipients.map((r) => r.id)],
+  async recordedSince(attempts: readonly RecordedAttempt[]): Promise<Set<string>> {
+    const { rows } = await this.pool.query<{ id: string; attempts: number; status: string }>({
+      text: 'SELECT id, attempts, status FROM email_recipients WHERE id = ANY($1::text[])',
+      values: [attempts.map((a) => a.id)],
     });
-    const loaded = new Map(recipients.map((r) => [r.id, r.attempts]));
-    return new Set(rows.filter((r) => r.attempts > (loaded.get(r.id) ?? r.attempts)).map((r) => r.id));
+    const loaded = new Map(attempts.map((a) => [a.id, a]));
+    const recorded = rows.filter((row) => {
+      const attempt = loaded.get(row.id);
+      return attempt !== undefined && (attempt.suppressed ? row.status === 'suppressed' : row.attempts > attempt.attempts);
+    });
+    return new Set(recorded.map((row) => row.id));
   }
 
   /**

@@ -3,6 +3,7 @@ import { inTransaction, type Pool, type PoolClient } from '../pool';
 import { applyOutcome, eventTypeOf, isAttempt, type OutcomeRecord, type RecipientState, type Suppression } from './apply-outcome';
 import { insertEvents, type EmailEventRow } from './insert-events';
 
+export { isAttempt } from './apply-outcome';
 export type { FeedbackOutcome, OutcomeRecord, RecipientAttempt, RecipientFeedback, RecipientOutcome } from './apply-outcome';
 
 interface LockedRecipient {
