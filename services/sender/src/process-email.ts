@@ -26,6 +26,14 @@ export interface ProcessDeps {
   smtpRetrySchedule: readonly number[];
   leaseSeconds: number;
   /**
+   * The emails this process's jobs have claimed and not yet released. A job for one of them (the
+   * reconciler's, once its lease has lapsed while PostgreSQL was away) leaves it alone: its
+   * outcome may still be waiting to be committed here, and claiming it again would send it twice.
+   */
+  held: Set<string>;
+  /** True once the process is stopping: an outcome commit then stops waiting for PostgreSQL after the lease's time. */
+  stopping: () => boolean;
+  /**
    * The HTML part of each recipient of an email (open and click tracking); null for an email
    * whose recipients all get its own HTML, whose message is then compiled whole, once.
    */
@@ -36,8 +44,9 @@ export interface ProcessDeps {
 
 // Recipients of one email attempted at once, over pooled connections.
 const RECIPIENT_PARALLELISM = 5;
-// Between tries of an outcome's commit while PostgreSQL is unreachable, in ms.
-const OUTCOME_RETRY_MS = 1_000;
+// Between tries of an outcome's commit while PostgreSQL is unreachable, in ms: short, as the
+// first try after its return is what keeps another process from claiming the email meanwhile.
+const OUTCOME_RETRY_MS = 250;
 
 /**
  * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
@@ -51,8 +60,9 @@ export async function processSendJob(deps: ProcessDeps, emailIds: readonly strin
     await deps.sendQueue.enqueueNow(emailIds.slice(deps.emailsPerJob));
     emailIds = emailIds.slice(0, deps.emailsPerJob);
   }
-  const claimed = await deps.store.claim(emailIds);
+  const claimed = await deps.store.claim(emailIds.filter((id) => !deps.held.has(id)));
   if (claimed.length === 0) return;
+  for (const id of claimed) deps.held.add(id);
   const renewal = setInterval(() => {
     deps.store.renew(claimed).catch((err: unknown) => deps.logger.warn({ err }, 'lease renewal failed'));
   }, (deps.leaseSeconds * 1000) / 3);
@@ -63,7 +73,11 @@ export async function processSendJob(deps: ProcessDeps, emailIds: readonly strin
     await settleAll(emails.map((email) => processEmail(deps, email, signings.get(email.id) ?? null)));
   } finally {
     clearInterval(renewal);
-    await deps.sendQueue.enqueueDue(await deps.store.release(claimed));
+    try {
+      await deps.sendQueue.enqueueDue(await deps.store.release(claimed));
+    } finally {
+      for (const id of claimed) deps.held.delete(id);
+    }
   }
 }
 
@@ -136,13 +150,19 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
 }
 
 /**
- * Commits outcomes, trying again each second while PostgreSQL is unreachable, for as long as the
- * lease lasts: an outcome lost to a database restart would have its recipient sent again once
- * the lease ran out. A commit whose reply was lost may have gone through: before each new try,
- * what the recipients' rows show as recorded is dropped, so nothing is recorded twice.
+ * Commits outcomes, trying again while PostgreSQL is unreachable, for as long as it takes: an
+ * outcome lost to a database outage would have its recipient sent again. The email stays held
+ * by this process meanwhile (`ProcessDeps.held`), so no job of this process claims it again, and
+ * as soon as PostgreSQL answers, its lease (lapsed in a long outage) is renewed and the commit
+ * tried: another process could claim it only in the moment between PostgreSQL's return and that
+ * renewal (at-least-once across processes). A
+ * process that is stopping gives up once the lease's time has passed since the first failure.
+ * A commit whose reply was lost may have gone through: before each new try, what the
+ * recipients' rows show as recorded is dropped, so nothing is recorded twice.
  */
 async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Promise<void> {
-  const giveUpAt = Date.now() + deps.leaseSeconds * 1000;
+  let giveUpAt: number | null = null;
+  const givingUp = () => deps.stopping() && Date.now() >= (giveUpAt as number);
   let pending = records;
   for (;;) {
     try {
@@ -150,14 +170,16 @@ async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Prom
       return;
     } catch (err) {
       if (!isUnavailableError(err)) throw err;
+      giveUpAt ??= Date.now() + deps.leaseSeconds * 1000;
       let recorded: Set<string> | null = null;
       while (recorded === null) {
-        if (Date.now() >= giveUpAt) throw err;
+        if (givingUp()) throw err;
         await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
         recorded = await deps.store.recordedSince(pending.flatMap(attemptOf)).catch(() => null);
       }
       pending = pending.filter((r) => !recorded.has(r.recipient.id));
       if (pending.length === 0) return;
+      await deps.store.renew([...new Set(pending.map((r) => r.email.id))]).catch(() => {});
     }
   }
 }

@@ -87,6 +87,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const { pool, redis: producerRedis, secretKey } = backends;
   const workerRedis = createRedis(config.redisUrl, 'worker');
   workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  let stopping = false;
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
@@ -118,6 +119,8 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     logger: logger.child({ component: 'send' }),
     smtpRetrySchedule: config.smtpRetrySchedule,
     leaseSeconds: config.leaseSeconds,
+    held: new Set(),
+    stopping: () => stopping,
     // Only emails with tracking on get per-recipient HTML; the others keep the one compiled message.
     personalizeHtml: (email) => tracking.forEmail(email),
     signing: new SigningDomains({ db: pool, encryptionKey: deriveKey(secretKey, 'encryption'), returnPathLabel: config.returnPathLabel }),
@@ -203,7 +206,6 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   void worker.run();
   void maintenanceWorker.run();
   await worker.waitUntilReady();
-  let stopping = false;
   const ops = await startWorkerOpsServer(config, {
     registry: metrics.registry,
     logger,
