@@ -5,7 +5,8 @@ import { DnsServer } from '../../../test/support/dns-server';
 import { publish } from '../../../test/support/published-records';
 import { isFinished, startSendingStack, waitForEmail, type SendingStack } from '../../../test/support/sending';
 import { SmtpSink, type SinkMessage } from '../../../test/support/smtp-sink';
-import { type DkimpyVerdict, dkimpyVerify, type TxtRecord } from './support/dkimpy';
+import type { DkimpyVerdict, TxtRecord } from './support/dkimpy';
+import { DkimpyServer } from './support/dkimpy-server';
 
 /*
  * Our DKIM signatures as an independent implementation checks them. nodemailer signs and mailauth
@@ -240,6 +241,8 @@ describe('our DKIM signatures as dkimpy verifies them', () => {
   let dns: DnsServer;
   let sink: SmtpSink;
   let s: SendingStack;
+  /** One Python for every verification of the file (dkim-verify.py's code, run per message). */
+  let dkimpy: DkimpyServer;
   let dkimRecords: TxtRecord[] = [];
   /** Each verified domain's selector. */
   const selectors: Record<string, string> = {};
@@ -247,6 +250,10 @@ describe('our DKIM signatures as dkimpy verifies them', () => {
   const received = new Map<string, SinkMessage>();
 
   beforeAll(async () => {
+    dkimpy = new DkimpyServer();
+    // Python starts while the stack does; a failure to start is reported below, where it is awaited.
+    const dkimpyReady = dkimpy.start();
+    dkimpyReady.catch(() => {});
     dns = await new DnsServer().start();
     sink = await new SmtpSink({ starttls: false }).start();
     s = await startSendingStack('dkimindep', {
@@ -263,11 +270,13 @@ describe('our DKIM signatures as dkimpy verifies them', () => {
       dkimRecords = [...dkimRecords, ...added.records.filter((r: any) => r.record === 'dkim').map((r: any) => ({ name: r.name, value: r.value }))];
       selectors[added.name] = added.dkimSelector;
     }
+    await dkimpyReady;
   });
   afterAll(async () => {
     await s?.close();
     await sink?.stop();
     await dns?.stop();
+    await dkimpy?.stop();
   });
 
   /** Sends through the gateway and returns the copies the sink received, one per recipient. */
@@ -293,7 +302,7 @@ describe('our DKIM signatures as dkimpy verifies them', () => {
     const judged = await Promise.all(
       copies.map(async (m) => ({
         to: m.recipients,
-        dkimpy: (await dkimpyVerify(m.raw, dkimRecords)).map(verdict),
+        dkimpy: (await dkimpy.verify(m.raw, dkimRecords)).map(verdict),
         mailauth: await mailauthResults(m.raw),
       })),
     );
@@ -328,7 +337,7 @@ describe('our DKIM signatures as dkimpy verifies them', () => {
     test.each(CASES.map((c) => [c.name] as const))('%s: dkimpy fails it once the body or a signed header changes, and passes what relays add', async (name) => {
       const raw = received.get(name);
       if (!raw) throw new Error('the case was not received (see its failure above)');
-      const judge = async (altered: Buffer) => (await dkimpyVerify(altered, dkimRecords)).map((v) => ({ pass: v.pass, reason: v.reason }));
+      const judge = async (altered: Buffer) => (await dkimpy.verify(altered, dkimRecords)).map((v) => ({ pass: v.pass, reason: v.reason }));
       const altered = {
         body: tamperBody(raw.raw),
         subject: inHeaders(raw.raw, (h) => h.replace(/^Subject:/im, 'Subject: Re:')),
