@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { withAdminClient } from '../support/databases';
+import { localPortsOf } from '../support/local-ports';
 
 const ROOT = join(__dirname, '../..');
 export const SOAK_DIR = process.env.SOAK_DIR ?? '/tmp/mailroom-soak';
@@ -115,7 +116,7 @@ export async function phases(
 
 /** Terminates the PostgreSQL backends serving the process `pid` (matched by its local ports). */
 export async function killPgOf(pid: number): Promise<number> {
-  const ports = localPorts(pid, 5432);
+  const ports = localPortsOf(pid, 5432);
   if (ports.size === 0) return 0;
   return withAdminClient(async (client) => {
     const { rows } = await client.query<{ killed: boolean }>({
@@ -124,16 +125,4 @@ export async function killPgOf(pid: number): Promise<number> {
     });
     return rows.filter((r) => r.killed).length;
   });
-}
-
-/** Local ports of `pid`'s established TCP connections to `remotePort` on loopback. */
-export function localPorts(pid: number, remotePort: number): Set<number> {
-  const out = execFileSync('ss', ['-tnpH', 'state', 'established', `dport = :${remotePort}`], { encoding: 'utf8' });
-  const ports = new Set<number>();
-  for (const line of out.split('\n')) {
-    if (!line.includes(`pid=${pid},`)) continue;
-    const local = /^\s*\S+\s+\S+\s+(\S+):(\d+)\s/.exec(line);
-    if (local) ports.add(Number(local[2]));
-  }
-  return ports;
 }

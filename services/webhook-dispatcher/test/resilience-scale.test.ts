@@ -60,7 +60,9 @@ describe('the dispatcher at scale', () => {
       }
       const expected = endpoints.map((e) => events.filter((x) => x.project === e.project && e.types.includes(x.type)).map((x) => x.id));
       const total = expected.reduce((n, ids) => n + ids.length, 0);
-      await until(async () => (await succeeded(endpoints.map((e) => e.id))) === total, 90_000, `all ${total} deliveries`, 250);
+      // Generous: on a slow machine running other test files beside this one, 7,500 deliveries took
+      // longer than 90 s; what is judged is what arrived, not how fast.
+      await until(async () => (await succeeded(endpoints.map((e) => e.id))) === total, 170_000, `all ${total} deliveries`, 250);
       // Each endpoint got exactly its project's subscribed events; a post more than once only as a recorded retry.
       const wrong: string[] = [];
       const posts: { webhookId: string; eventId: string }[] = [];
@@ -76,7 +78,7 @@ describe('the dispatcher at scale', () => {
       await dispatcher.stop();
       await eventQueue.close();
     }
-  }, 180_000);
+  }, 240_000);
 
   test('when two dispatcher processes share the work and one is killed with SIGKILL, then every event reaches every endpoint, recorded once, and only posts the killed process did not record are made twice', async () => {
     const env = { ...baseEnv, QUEUE_PREFIX: `${baseEnv.QUEUE_PREFIX}-two` };

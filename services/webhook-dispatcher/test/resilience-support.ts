@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
 import { withAdminClient } from '../../../test/support/databases';
+import { localPortsOf } from '../../../test/support/local-ports';
 
 /** The application_name of a test's own pool: its backends are spared when the dispatcher's are terminated. */
 export const TEST_APPLICATION = 'mailroom-resilience-test';
@@ -21,18 +21,6 @@ export async function terminateBackends(name: string): Promise<number> {
     });
     return rows.filter((r) => r.killed).length;
   });
-}
-
-/** The local ports of a process's TCP connections to `remotePort` on loopback. */
-function localPortsOf(pid: number, remotePort: number): Set<number> {
-  const out = execFileSync('ss', ['-tnpH', 'state', 'established', `dport = :${remotePort}`], { encoding: 'utf8' });
-  const ports = new Set<number>();
-  for (const line of out.split('\n')) {
-    if (!line.includes(`pid=${pid},`)) continue;
-    const local = /^\s*\S+\s+\S+\s+(\S+):(\d+)\s/.exec(line);
-    if (local) ports.add(Number(local[2]));
-  }
-  return ports;
 }
 
 /**

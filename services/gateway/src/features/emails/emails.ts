@@ -7,13 +7,23 @@ const recipientSelect = {
   orderBy: { id: 'asc' as const },
 };
 
-/** One email of the project with its recipients and timeline (oldest event first). */
+/**
+ * One email of the project with its recipients and timeline (oldest event first), read in one
+ * snapshot: an outcome commits its event and its recipient's status together, and two reads
+ * could fall on either side of it (a timeline ending in email.bounced beside a recipient still
+ * delivered).
+ */
 export async function getEmail(db: Database, projectId: string, id: string) {
   if (!isId('email', id)) throw notFound('email');
-  const email = await db.email.findFirst({ where: { id, projectId }, include: { recipients: recipientSelect } });
+  const [email, events] = await db.$transaction(
+    [
+      db.email.findFirst({ where: { id, projectId }, include: { recipients: recipientSelect } }),
+      // Events name their email without a relation (no foreign key on the outbox's hot path).
+      db.emailEvent.findMany({ where: { emailId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    ],
+    { isolationLevel: 'RepeatableRead' },
+  );
   if (!email) throw notFound('email');
-  // Events name their email without a relation (no foreign key on the outbox's hot path).
-  const events = await db.emailEvent.findMany({ where: { emailId: id }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
   return { ...email, events };
 }
 
