@@ -155,10 +155,10 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
  * by this process meanwhile (`ProcessDeps.held`), so no job of this process claims it again, and
  * as soon as PostgreSQL answers, its lease (lapsed in a long outage) is renewed and the commit
  * tried: another process could claim it only in the moment between PostgreSQL's return and that
- * renewal (at-least-once across processes). A
- * process that is stopping gives up once the lease's time has passed since the first failure.
- * A commit whose reply was lost may have gone through: before each new try, what the
- * recipients' rows show as recorded is dropped, so nothing is recorded twice.
+ * renewal (at-least-once across processes). A process that is stopping gives up once the
+ * lease's time has passed since the first failure. A commit whose reply was lost may have gone
+ * through: before each new try, what the recipients' rows show as recorded is dropped, so
+ * nothing is recorded twice.
  */
 async function commitOutcomes(deps: ProcessDeps, records: OutcomeRecord[]): Promise<void> {
   let giveUpAt: number | null = null;
