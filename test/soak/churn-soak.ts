@@ -67,10 +67,9 @@ async function main() {
         await sleep(2000);
       }
       return `killed redis=${killedRedis} pg=${killedPg} sends ok=${ok} delivered total=${sink.messages.length}`;
-    }, Number(process.env.IDLE_MS ?? 30_000));
+    });
     for (const s of services) {
-      const bad = s.output.filter((l) => /Warning|"level":(50|60)/.test(l));
-      console.log(`${s.name}: ${bad.length} warning/error lines; last: ${bad.slice(-2).join(' | ').slice(0, 600)}`);
+      s.printProblems(2);
     }
   } finally {
     admin.disconnect();

@@ -72,10 +72,8 @@ async function main() {
       await bed.pool.query({ text: 'DELETE FROM webhooks WHERE project_id = $1', values: [projectId] });
       if (!shared) await Promise.all(receivers.map((r) => r.stop()));
       return `phase ${n}: ${rows.map((r) => `${r.state}=${r.n}`).join(',')} pending=${pending}`;
-    }, Number(process.env.IDLE_MS ?? 30_000), (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
-    const errors = dispatcher.output.filter((l) => /warn|error|Warning/i.test(l));
-    console.log(`dispatcher log warn/error lines: ${errors.length}`);
-    console.log(errors.slice(-8).join('\n').slice(0, 3000));
+    });
+    dispatcher.printProblems(8);
   } finally {
     await Promise.all((shared ?? []).map((r) => r.stop()));
     await dispatcher.stop();

@@ -51,8 +51,8 @@ async function main() {
         if (d.status === 201) tally(`undomain:${(await owner.as.delete(`/domains/${d.body.id}`)).status}`);
       }
       return Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(' ');
-    }, 30_000);
-    console.log(`gateway error lines: ${gateway.output.filter((l) => /"level":(50|60)|Warning/.test(l)).length}`);
+    });
+    gateway.printProblems();
   } finally {
     await gateway.stop();
     receiver.closeAllConnections();

@@ -85,10 +85,8 @@ async function main() {
         if (r % 10 === 0) await sleep(50);
       }
       return Object.entries(counts).map(([k, v]) => `${k}:${v}`).join(' ');
-    }, Number(process.env.IDLE_MS ?? 30_000), (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
-    const errors = gateway.output.filter((l) => /"level":(50|60)|Warning/.test(l));
-    console.log(`gateway error lines: ${errors.length}`);
-    console.log(errors.slice(-6).join('\n').slice(0, 3000));
+    });
+    gateway.printProblems();
   } finally {
     await gateway.stop();
     await database.drop();

@@ -75,6 +75,13 @@ export class Probed {
     return out;
   }
 
+  /** Prints how many warning and error lines the service logged, and the last `lines` of them. */
+  printProblems(lines = 6): void {
+    const problems = this.output.filter((l) => /"level":(40|50|60)|Warning/.test(l));
+    console.log(`${this.name} warn/error lines: ${problems.length}`);
+    if (problems.length > 0) console.log(problems.slice(-lines).join('\n').slice(0, 3000));
+  }
+
   async stop(): Promise<void> {
     if (this.child.exitCode !== null) return;
     this.child.kill('SIGTERM');
@@ -84,15 +91,19 @@ export class Probed {
   }
 }
 
-/** Runs `phase` N times, idles, samples after each; prints a table. */
+/**
+ * Runs `phase` N times, idles (IDLE_MS, else `defaultIdleMs`), samples after each, with heap
+ * snapshots after the phases SNAPSHOTS lists (e.g. `1,4`); prints a table.
+ */
 export async function phases(
   label: string,
   services: Probed[],
   count: number,
   phase: (n: number) => Promise<string | undefined>,
-  idleMs = 30_000,
-  snapshotPhases: number[] = [],
+  defaultIdleMs = 30_000,
 ): Promise<void> {
+  const idleMs = Number(process.env.IDLE_MS ?? defaultIdleMs);
+  const snapshotPhases = (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number);
   const rows: string[] = [];
   const baseline = await Promise.all(services.map((s) => s.sample()));
   services.forEach((s, i) => {

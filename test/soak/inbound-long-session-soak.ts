@@ -50,7 +50,7 @@ async function main() {
         if (i % 10 === 0) await replyAfter(socket, 'RSET\r\n');
       }
       return `accepted so far ${accepted}`;
-    }, 30_000);
+    });
   } finally {
     socket.destroy();
     await mx.stop();

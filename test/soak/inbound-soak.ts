@@ -107,10 +107,8 @@ async function main() {
         await sleep(1000);
       }
       return `${Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(' ')} unprocessed=${unprocessed}`;
-    }, Number(process.env.IDLE_MS ?? 30_000), (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
-    const errors = mx.output.filter((l) => /"level":(40|50|60)|Warning/.test(l));
-    console.log(`inbound warn/error lines: ${errors.length}`);
-    console.log(errors.slice(-6).join('\n').slice(0, 3000));
+    });
+    mx.printProblems();
   } finally {
     await mx.stop();
     await pool.end();

@@ -88,7 +88,7 @@ async function main() {
       }
       const { rows } = await pool.query<{ n: number }>({ text: 'SELECT count(*)::int AS n FROM received_emails' });
       return `stored so far ${rows[0]?.n}`;
-    }, 30_000);
+    });
   } finally {
     await mx.stop();
     await pool.end();

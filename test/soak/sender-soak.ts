@@ -110,10 +110,8 @@ async function main() {
       }
       const byStatus = await t.gateway.ctx.db.email.groupBy({ by: ['status'], where: { id: { in: ids } }, _count: true });
       return `${ids.length} emails, open=${open}: ${byStatus.map((s) => `${s.status}=${s._count}`).join(',')}`;
-    }, Number(process.env.IDLE_MS ?? 75_000), (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
-    const errors = sender.output.filter((l) => /"level":(40|50|60)|Warning/.test(l));
-    console.log(`sender warn/error lines: ${errors.length}`);
-    console.log(errors.slice(-6).join('\n').slice(0, 3000));
+    }, 75_000);
+    sender.printProblems();
   } finally {
     await sender.stop();
     await t.close();

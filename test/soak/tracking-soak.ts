@@ -78,10 +78,8 @@ async function main() {
         await sleep(20);
       }
       return Object.entries(counts).map(([k, v]) => `${k}=${v}`).join(' ');
-    }, Number(process.env.IDLE_MS ?? 30_000), (process.env.SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number));
-    const errors = tracking.output.filter((l) => /"level":(40|50|60)|Warning/.test(l));
-    console.log(`tracking warn/error lines: ${errors.length}`);
-    console.log(errors.slice(-6).join('\n').slice(0, 3000));
+    });
+    tracking.printProblems();
   } finally {
     agent.destroy();
     await tracking.stop();
