@@ -17,6 +17,11 @@ describe('bot rules', () => {
     // Apple Mail Privacy Protection and Microsoft's mail protection fetch from their own networks.
     expect(rules.byRequest(BROWSER, '17.58.1.20')).toBe('proxy_network');
     expect(rules.byRequest(BROWSER, '::ffff:17.58.1.20')).toBe('proxy_network');
+    expect(rules.byRequest(BROWSER, '2a01:b747:3001:200::1')).toBe('proxy_network');
+    expect(rules.byRequest(BROWSER, '2620:149:a:1::5')).toBe('proxy_network');
+    expect(rules.byRequest(BROWSER, '2403:300:a0c:f000::2')).toBe('proxy_network');
+    // Next to Apple's RIPE block, someone else's.
+    expect(rules.byRequest(BROWSER, '2a01:b748::1')).toBeNull();
     expect(rules.byRequest(BROWSER, '40.107.22.5')).toBe('proxy_network');
     expect(rules.byRequest(BROWSER, '2a01:111:f400:fe1e::1')).toBe('proxy_network');
     expect(rules.byRequest(BROWSER, 'not an address')).toBeNull();

@@ -31,12 +31,16 @@ const TOOL_USER_AGENTS: readonly RegExp[] = [
 
 /**
  * Networks whose requests are proxies or scanners, never a person's own device:
- * Apple's 17.0.0.0/8 (Mail Privacy Protection prefetches from it) and the outbound mail
+ * Apple's own networks, 17.0.0.0/8 and its IPv6 allocations from ARIN, RIPE and APNIC (Mail
+ * Privacy Protection prefetches from them over either family), and the outbound mail
  * ranges Microsoft publishes for Exchange Online Protection (`spf.protection.outlook.com`),
  * from which Outlook's image proxy and Safe Links scanning fetch.
  */
 const PROXY_NETWORKS: readonly [string, number, 'ipv4' | 'ipv6'][] = [
   ['17.0.0.0', 8, 'ipv4'],
+  ['2620:149::', 32, 'ipv6'],
+  ['2a01:b740::', 29, 'ipv6'],
+  ['2403:300::', 32, 'ipv6'],
   ['40.92.0.0', 15, 'ipv4'],
   ['40.107.0.0', 16, 'ipv4'],
   ['52.100.0.0', 14, 'ipv4'],
