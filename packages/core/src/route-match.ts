@@ -17,8 +17,10 @@ const QUOTED_LOCAL = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e]|[^\p{ASCI
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const LDH_NAME = /^[A-Za-z0-9.-]+$/;
 const A_LABEL = /(?:^|\.)xn--/i;
-// RFC 5321's limits, in octets (UTF-8): a local part of 64, a whole address of 254.
-const MAX_LOCAL_OCTETS = 64;
+// RFC 5321's limit of a whole address, in octets (UTF-8): a path of 256 with its angle brackets.
+// Its 64-octet limit of a local part (§4.5.3.1.1) is not held against recipients: reply-by-mail
+// addresses carry long tokens (`reply+<about 100 characters>@`), other MTAs accept them, and
+// §4.5.3.1 asks a receiver to avoid such limits where it can. Sending still holds to it.
 const MAX_ADDRESS_OCTETS = 254;
 
 // UTS #46 processing as WHATWG URL does it (nontransitional, hyphens in positions 3–4 allowed),
@@ -51,7 +53,7 @@ export function normalizeAddress(address: string): string | null {
   const at = address.lastIndexOf('@');
   if (at <= 0) return null;
   const rawLocal = address.slice(0, at);
-  if (Buffer.byteLength(rawLocal) > MAX_LOCAL_OCTETS) return null;
+  if (Buffer.byteLength(rawLocal) > MAX_ADDRESS_OCTETS) return null;
   const local = normalizeLocalPart(rawLocal);
   const domain = normalizeDomain(address.slice(at + 1));
   if (!domain || local === null) return null;

@@ -89,6 +89,13 @@ describe('the MX accepting mail', () => {
     expect(await rcptReply(t.mx.port, 'supportx@acme.test')).toMatch(/^550 5\.1\.1/);
   });
 
+  test('when a reply-by-mail address carries a token past RFC 5321’s 64-octet local part, then its route still takes it, at a wildcard route too', async () => {
+    const token = 'Ab3'.repeat(40);
+    expect(await rcptReply(t.mx.port, `support+${token}@acme.test`)).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, `reply-${token}@wild.acme.test`)).toMatch(/^250/);
+    expect(await rcptReply(t.mx.port, `supportx${token}@acme.test`)).toMatch(/^550 5\.1\.1/);
+  });
+
   test('when an internationalized address arrives over SMTPUTF8, then a wildcard route and an exact UTF-8 route both take it; a quoted local part finds its unquoted route', async () => {
     const raw = message('Internationalized');
     const info = await transportTo(t.mx.port).sendMail({ envelope: { from: 'ann@example.test', to: ['пользователь@wild.acme.test', 'Ünïcødé@acme.test'] }, raw });
