@@ -95,24 +95,24 @@ const EXPECTED: Record<string, ExpectedReceived> = {
     ],
   },
   // RFC 2231: filename* wins over filename; percent-encoded bytes of one character split across continuations;
-  // a language tag; an encoded %. (mailparser reports a declared octet-stream by the name's extension.)
+  // a language tag; an encoded %. A declared octet-stream stays one, whatever the name's extension.
   '09-rfc2231-split-percent': {
     ...common('09'),
     attachments: [
-      { filename: '日本語.txt', contentType: 'text/plain', size: 3, contentId: null, disposition: 'attachment' },
-      { filename: 'Grüße %.txt', contentType: 'text/plain', size: 3, contentId: null, disposition: null },
+      { filename: '日本語.txt', contentType: 'application/octet-stream', size: 3, contentId: null, disposition: 'attachment' },
+      { filename: 'Grüße %.txt', contentType: 'application/octet-stream', size: 3, contentId: null, disposition: null },
     ],
   },
   // RFC 2183 §2.3: a filename is a terminal component only; NUL (PostgreSQL refuses it) is dropped. An unescaped
-  // backslash in a quoted string is a quoted-pair (RFC 5322 §3.2.4): "C:\report.pdf" says C:report.pdf. (The
-  // declared octet-stream is reported by the name's extension, as mailparser does.)
+  // backslash in a quoted string is a quoted-pair (RFC 5322 §3.2.4): "C:\report.pdf" says C:report.pdf. A declared
+  // octet-stream stays one.
   '10-filename-paths': {
     ...common('10'),
     attachments: [
       { filename: 'report.pdf', ...pdf, size: 1, utf8: 'a' },
       { filename: 'passwd', ...pdf, size: 1, utf8: 'b' },
-      { filename: 'safe.txt', contentType: 'text/plain', size: 1, contentId: null, disposition: 'attachment', utf8: 'c' },
-      { filename: 'C:report.pdf', ...pdf, size: 1, utf8: 'd' },
+      { filename: 'safe.txt', contentType: 'application/octet-stream', size: 1, contentId: null, disposition: 'attachment', utf8: 'c' },
+      { filename: 'C:report.pdf', ...pdf, contentType: 'application/octet-stream', size: 1, utf8: 'd' },
     ],
   },
   // RFC 2046 §5.1.1: a quoted boundary with spaces, and delimiter lines with transport padding (spaces, tabs) after
@@ -166,7 +166,7 @@ const EXPECTED: Record<string, ExpectedReceived> = {
   '19-x-uuencode-attachment': {
     ...common('19'),
     text: 'see file',
-    attachments: [{ filename: 'hello.txt', contentType: 'text/plain', size: 14, contentId: null, disposition: 'attachment', utf8: 'hello, world!\n' }],
+    attachments: [{ filename: 'hello.txt', contentType: 'application/octet-stream', size: 14, contentId: null, disposition: 'attachment', utf8: 'hello, world!\n' }],
   },
   // The label is what counts: base64-looking text labelled 8bit is text.
   '20-8bit-label-on-base64': { ...common('20'), text: 'SGVsbG8=\n' },

@@ -48,7 +48,8 @@ const EXPECTED: Record<string, ExpectedReceived> = {
     attachments: [
       {
         filename: '€ quarterly report über all.xlsx',
-        contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        // As declared: application/octet-stream, not a type guessed from the name.
+        contentType: 'application/octet-stream',
         size: 4,
         contentId: null,
         disposition: 'attachment',

@@ -131,6 +131,40 @@ export function splitHeaderFields(raw: Buffer): SplitMessage {
   return { fields, body: Buffer.alloc(0) };
 }
 
+// The start of a header field (RFC 5322 §3.6.8: a name of printable ASCII but the colon, then
+// the colon, with white space before it allowed as §4.5 allows), on a line read as Latin-1.
+const FIELD_START = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
+
+/**
+ * The message as it is parsed when its body starts without the empty line that should come
+ * before it: where the header section cannot be one, an empty line is put before the first line
+ * that is no header field, so that line and the rest are the body, as Python's email package and
+ * Postfix read them. That is when the message's first line is no field (it has no header section:
+ * `just a body⏎line 2`), or when no empty line comes at all (`Subject: s⏎hello`, its text after
+ * its fields). A line without a colon among fields that an empty line follows stays a header of
+ * its own, so the fields after it are still read. A first line `From ` (an mbox separator) is
+ * left to the parser. The stored message keeps its bytes.
+ */
+export function withBodyWhereFieldsEnd(raw: Buffer): Buffer {
+  let firstBad = -1;
+  for (let at = 0; at < raw.length; ) {
+    const lf = raw.indexOf(0x0a, at);
+    const next = lf < 0 ? raw.length : lf + 1;
+    // An empty line: the header section ends as it should.
+    if (raw[at] === 0x0a || (raw[at] === 0x0d && raw[at + 1] === 0x0a)) return raw;
+    const continuation = raw[at] === 0x20 || raw[at] === 0x09;
+    if (!continuation && firstBad < 0 && !FIELD_START.test(raw.toString('latin1', at, Math.min(next, at + 1_000)))) {
+      if (at > 0) firstBad = at;
+      else if (!raw.subarray(0, 5).equals(MBOX_SEPARATOR)) return Buffer.concat([CRLF, raw]);
+    }
+    at = next;
+  }
+  return firstBad < 0 ? raw : Buffer.concat([raw.subarray(0, firstBad), CRLF, raw.subarray(firstBad)]);
+}
+
+const CRLF = Buffer.from('\r\n');
+const MBOX_SEPARATOR = Buffer.from('From ');
+
 /** The lower-cased name of a raw header field ('' when it has no colon). */
 export function fieldName(field: Buffer): string {
   const colon = field.indexOf(0x3a);

@@ -21,6 +21,38 @@ describe('parseMessage', () => {
     ]);
   });
 
+  test.each([
+    ['no header section at all', 'just a body\r\nline 2\r\n', [], 'just a body\nline 2\n'],
+    ['no header section, bare LF', 'just a body\nline 2\n', [], 'just a body\nline 2\n'],
+    ['fields, then text without the empty line', 'Subject: s\r\nhello world\r\nmore\r\n', [{ name: 'Subject', value: 's' }], 'hello world\nmore\n'],
+  ])('when a message has %s, then its body starts at the first line that is no header field (as Python and Postfix read it)', async (_what, raw, headers, text) => {
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.headers).toEqual(headers);
+    expect(parsed.text).toBe(text);
+    expect(parsed.textReply).toBe(text.trim());
+    expect(parsed.parseError).toBeNull();
+  });
+
+  test('when a field has white space before its colon (RFC 5322 §4.5), then it is still a field, not the start of the body', async () => {
+    const parsed = await parseMessage(Buffer.from('Subject : spaced\r\nX-Tab\t: tabbed\r\n\r\nbody\r\n'));
+    expect(parsed.subject).toBe('spaced');
+    expect(parsed.headers.map((h) => h.name)).toEqual(['Subject', 'X-Tab']);
+    expect(parsed.text).toBe('body\n');
+  });
+
+  test('when From or Reply-To is repeated, then the first counts (the one DMARC judges), and To headers still add up', async () => {
+    const raw = 'From: Attacker <attacker@evil.example>\r\nTo: support@acme.test\r\nReply-To: first@evil.example\r\nFrom: ceo@bank.example\r\nReply-To: second@bank.example\r\nTo: sales@acme.test\r\nSubject: s\r\n\r\nx\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.from).toEqual({ address: 'attacker@evil.example', name: 'Attacker' });
+    expect(parsed.replyTo).toEqual([{ address: 'first@evil.example', name: null }]);
+    expect(parsed.to.map((a) => a.address)).toEqual(['support@acme.test', 'sales@acme.test']);
+    // The headers list keeps both, in order.
+    expect(parsed.headers.filter((h) => h.name === 'From').map((h) => h.value)).toEqual(['Attacker <attacker@evil.example>', 'ceo@bank.example']);
+    // The same when the second is read again for a comment.
+    const commented = await parseMessage(Buffer.from('From: a@first.example\r\nFrom: b@second.example (the boss)\r\n\r\nx\r\n'));
+    expect(commented.from).toEqual({ address: 'a@first.example', name: null });
+  });
+
   test('when the message starts with a UTF-8 byte order mark, then its first header is read all the same', async () => {
     const raw = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('From: Ada <ada@example.com>\r\nSubject: s\r\n\r\nbody\r\n')]);
     const parsed = await parseMessage(raw);

@@ -9,6 +9,7 @@ import {
   decodeHeaderLines,
   decodeWordsSafely,
   firstHeader,
+  withBodyWhereFieldsEnd,
   type HeaderField,
   messageIdList,
   parseDateHeader,
@@ -29,7 +30,7 @@ export interface ParsedMessage extends ReceivedContent {
  * what PostgreSQL cannot store (NUL characters, unpaired surrogates).
  */
 export async function parseMessage(stored: Buffer): Promise<ParsedMessage> {
-  const raw = withoutByteOrderMark(stored);
+  const raw = withBodyWhereFieldsEnd(withoutByteOrderMark(stored));
   try {
     return shape(await withAddressesReread(await readMime(raw)), null);
   } catch (err) {
@@ -77,11 +78,15 @@ const ADDRESS_FIELDS = new Set(['from', 'to', 'cc', 'reply-to']);
  * withKnownCharsets), 8-bit bytes that are not UTF-8 (given as the UTF-8 of what
  * headerBytesText reads; mailparser would make them U+FFFD or Latin-1) or a fold inside a UTF-8
  * character (taken out, see withoutFoldsInCharacters): mailparser reads the rewritten fields,
- * groups and encoded words included, and the headers list keeps them as written.
+ * groups and encoded words included, and the headers list keeps them as written. Also when From
+ * or Reply-To is repeated: mailparser keeps the last of a single field, but the first counts, as
+ * for every single header, and as DMARC judges the first From (a second one, appended by a
+ * forger below the signed first, never becomes `from`).
  */
 async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
-  const fields = addressFields(mime.headerLines);
-  if (!fields.some((f) => f.foldInCharacter || hasComment(f.value) || hasRelabelledWord(f.value) || hasNonUtf8Bytes(f.value))) return mime;
+  const fields = firstOfSingleFields(addressFields(mime.headerLines));
+  const repeated = fields.length < mime.headerLines.filter(({ key }) => ADDRESS_FIELDS.has(key)).length;
+  if (!repeated && !fields.some((f) => f.foldInCharacter || hasComment(f.value) || hasRelabelledWord(f.value) || hasNonUtf8Bytes(f.value))) return mime;
   const rewrite = (written: string) => {
     const value = hasNonUtf8Bytes(written) ? Buffer.from(headerBytesText(written), 'utf8').toString('binary') : written;
     return withKnownCharsets(hasComment(value) ? withoutAddressComments(value) : value);
@@ -95,6 +100,22 @@ async function withAddressesReread(mime: MimeMessage): Promise<MimeMessage> {
     else headers.set(key, value);
   }
   return { ...mime, headers };
+}
+
+// Address fields RFC 5322 §3.6 allows once, of which only the first is read. To and Cc, also
+// allowed once, add up when repeated: a recipient list split in two loses no one.
+const SINGLE_ADDRESS_FIELDS = new Set(['from', 'reply-to']);
+
+/** The fields without the repeats of From and Reply-To after their first. */
+function firstOfSingleFields<T extends { name: string }>(fields: readonly T[]): T[] {
+  const seen = new Set<string>();
+  return fields.filter((f) => {
+    const key = f.name.toLowerCase();
+    if (!SINGLE_ADDRESS_FIELDS.has(key)) return true;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** From, To, Cc and Reply-To as written (binary strings), unfolded, in order; `foldInCharacter` when a fold inside a character was taken out. */
@@ -161,12 +182,23 @@ function attachment(part: MimeAttachment): ParsedAttachment {
   const cid = part.cid ?? part.contentId?.trim().replace(/^<|>$/g, '');
   return {
     filename: part.filename ? terminalFilename(clean(decodeWordsSafely(part.filename))) : null,
-    contentType: clean(part.contentType || 'application/octet-stream'),
+    contentType: clean(declaredType(part) || 'application/octet-stream'),
     size: part.content.length,
     contentId: cid ? clean(cid) : null,
     disposition: part.contentDisposition ? clean(part.contentDisposition) : null,
     content: part.content,
   };
+}
+
+/**
+ * The part's content type as its Content-Type header declares it. mailparser replaces a declared
+ * `application/octet-stream` with a guess from the filename (`page.html` becomes text/html,
+ * `logo.svg` image/svg+xml); the declaration is what the sender wrote, what other parsers
+ * report, and what an application re-serving the part should rely on.
+ */
+function declaredType(part: MimeAttachment): string | undefined {
+  const declared = (part.headers?.get('content-type') as { value?: unknown } | undefined)?.value;
+  return declared === 'application/octet-stream' ? declared : part.contentType;
 }
 
 // NUL is refused by PostgreSQL text and jsonb; an unpaired surrogate by jsonb.
