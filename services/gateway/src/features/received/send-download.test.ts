@@ -24,6 +24,13 @@ describe('attachmentDisposition', () => {
     expect(header).not.toMatch(/%2F|%5C|%00|%C2%85/i);
   });
 
+  test('when the name holds a right-to-left override (exe shown as pdf), then the download name carries no bidirectional control', () => {
+    expect(attachmentDisposition('invoice\u202Efdp.exe')).toBe(`attachment; filename="invoice_fdp.exe"; filename*=UTF-8''invoice_fdp.exe`);
+    expect(attachmentDisposition('a\u2066b\u2069c\u202Ad.txt')).toBe(`attachment; filename="a_b_c_d.txt"; filename*=UTF-8''a_b_c_d.txt`);
+    // Hebrew and Arabic names keep their letters.
+    expect(attachmentDisposition('שלום.txt')).toBe(`attachment; filename="____.txt"; filename*=UTF-8''${encodeURIComponent('שלום')}.txt`);
+  });
+
   test('when nothing printable is left for the fallback, then it is "attachment"', () => {
     expect(attachmentDisposition('日本語')).toBe(`attachment; filename="___"; filename*=UTF-8''%E6%97%A5%E6%9C%AC%E8%AA%9E`);
     expect(attachmentDisposition('   ')).toBe(`attachment; filename="attachment"; filename*=UTF-8''%20%20%20`);

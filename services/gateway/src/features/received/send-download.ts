@@ -14,13 +14,15 @@ export function safeContentType(contentType: string): string {
 
 // Path separators and control characters: no file name needs them, and a client that saves under
 // the name it is given (RFC 6266 §4.3 asks it not to trust one) could be sent out of its directory.
-const UNSAFE_IN_NAME = /[/\\\p{Cc}]/gu;
+// Also the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): a
+// right-to-left override shows `invoice\u202Efdp.exe` as "invoiceexe.pdf" in a save dialog.
+const UNSAFE_IN_NAME = /[/\\\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
 
 /**
  * `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): a plain ASCII fallback for old
  * clients, with quotes, backslashes, `%`, path separators and anything outside printable ASCII
- * replaced, and the name percent-encoded (RFC 8187) for the others, path separators and control
- * characters replaced there too (the received email's `filename` keeps the name as sent).
+ * replaced, and the name percent-encoded (RFC 8187) for the others, path separators, control
+ * characters and bidirectional overrides replaced there too (the received email's `filename` keeps the name as sent).
  */
 export function attachmentDisposition(filename: string): string {
   const name = filename.replace(LONE_SURROGATE, '\uFFFD').replace(UNSAFE_IN_NAME, '_');
