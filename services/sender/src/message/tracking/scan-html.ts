@@ -16,15 +16,23 @@ export interface HrefSite {
 /** What link tracking needs to know of an HTML document. */
 export interface HtmlScan {
   hrefs: HrefSite[];
-  /** Offset of the first `</body>` end tag, where the open pixel goes; null without one. */
+  /**
+   * Offset of the first `</body>` end tag a browser honours, where the open pixel goes; null
+   * without one. One inside a `<template>` is ignored: the template's content is inert, and an
+   * image put there would never load.
+   */
   bodyEnd: number | null;
   /**
    * Where the pixel goes without `</body>`: the end of the document, or, when it ends inside a
    * comment, a tag or text-only content (`<style>` never closed), the end of the last markup
-   * read in full before that, so that the pixel is an image and not part of the unfinished rest.
+   * read in full before that, so that the pixel is an image and not part of the unfinished rest;
+   * and when a `<template>` is never closed, before it.
    */
   end: number;
-  /** The `href` of the first `<base>` that has one, as the parser reads it; null without one. */
+  /**
+   * The `href` of the first HTML `<base>` that has one, as the parser reads it; null without one.
+   * An SVG or MathML `base`, or one in a `<template>`, is not the document's (HTML §4.2.3).
+   */
   baseHref: string | null;
 }
 
@@ -60,6 +68,9 @@ export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = { hrefs: [], bodyEnd: null, baseHref: null, end: 0 };
   // Open foreign (svg, math) elements and HTML integration points, innermost last.
   const foreign: string[] = [];
+  // Open HTML `<template>`s, and where the outermost one starts.
+  let templates = 0;
+  let templateStart = 0;
   const inForeign = () => foreign.length > 0 && !INTEGRATION_POINTS.has(foreign[foreign.length - 1] as string);
   // Back to the innermost integration point, or out of foreign content altogether.
   const leaveForeign = () => {
@@ -79,8 +90,13 @@ export function scanHtml(html: string): HtmlScan {
         const mode = TEXT_MODES[name];
         if (mode !== undefined) tokenizer.state = mode;
       }
+      const html5 = !inForeign();
+      if (html5 && name === 'template' && !token.selfClosing && token.location) {
+        if (templates === 0) templateStart = token.location.startOffset;
+        templates += 1;
+      }
       tokenizer.inForeignNode = inForeign();
-      if (name === 'base' && scan.baseHref === null) scan.baseHref = attribute(token, 'href');
+      if (name === 'base' && html5 && templates === 0 && scan.baseHref === null) scan.baseHref = attribute(token, 'href');
       if (LINK_ELEMENTS.has(name)) {
         // An SVG link may still name its target with SVG 1.1's `xlink:href` (SVG 2 §16.2: `href` wins when both are there).
         const inSvg = inForeign() && foreign.findLast((element) => FOREIGN_ROOTS.has(element)) === 'svg';
@@ -93,14 +109,16 @@ export function scanHtml(html: string): HtmlScan {
       const at = foreign.lastIndexOf(token.tagName);
       if (at >= 0) foreign.length = at;
       else if (inForeign() && (token.tagName === 'p' || token.tagName === 'br')) leaveForeign();
+      else if (token.tagName === 'template' && !inForeign() && templates > 0) templates -= 1;
       tokenizer.inForeignNode = inForeign();
-      if (token.tagName === 'body' && scan.bodyEnd === null && token.location) scan.bodyEnd = token.location.startOffset;
+      if (token.tagName === 'body' && templates === 0 && scan.bodyEnd === null && token.location) scan.bodyEnd = token.location.startOffset;
       read(token);
     },
     onComment: read,
     onDoctype: read,
     onEof() {
       if (tokenizer.state === TokenizerMode.DATA) scan.end = html.length;
+      if (templates > 0) scan.end = Math.min(scan.end, templateStart);
     },
     onCharacter: read,
     onNullCharacter: read,

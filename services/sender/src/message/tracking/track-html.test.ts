@@ -108,6 +108,33 @@ describe('open and click tracking of HTML', () => {
     ]);
   });
 
+  test('when a <base> sits in an <svg>, a <math> or a <template>, then it is not the document\'s: relative links stay as they are, the first HTML one counts', () => {
+    for (const html of [
+      '<svg><base href="https://evil.example/"></base></svg><p><a href="rel.html">r</a></p>',
+      '<math><base href="https://evil.example/"></math><a href="rel.html">r</a>',
+      '<template><base href="https://tpl.example/"></template><a href="rel.html">r</a>',
+    ]) {
+      const { redirects, out } = track(html, { trackOpens: false });
+      expect([html, redirects, out]).toEqual([html, [], html]);
+    }
+    // After the SVG, the first HTML base is the document's.
+    expect(track('<svg><base href="https://evil.example/"/></svg><base href="https://shop.example/"><a href="p">a</a>', { trackOpens: false }).redirects).toEqual(['https://shop.example/p']);
+  });
+
+  test('when a </body> sits inside a <template>, then the pixel goes at the </body> a browser honours, or before a template never closed', () => {
+    const html = '<html><body><template><p>x</p></body></template><p>real content</p></body></html>';
+    const { out, pixels } = track(html, { trackClicks: false });
+    expect(pixels).toBe(1);
+    expect(out.indexOf('<img')).toBe(html.lastIndexOf('</body>'));
+    const unclosed = '<html><body><p>real content</p><template><p>x</p></body></html>';
+    const open = track(unclosed, { trackClicks: false });
+    expect(open.pixels).toBe(1);
+    expect(open.out.indexOf('<img')).toBe(unclosed.indexOf('<template>'));
+    // A template inside SVG is SVG's, not HTML's: the </body> after it counts.
+    const svg = '<body><svg><template></template></svg><p>x</p></body>';
+    expect(track(svg, { trackClicks: false }).out.indexOf('<img')).toBe(svg.indexOf('</body>'));
+  });
+
   test('when only opens or only clicks are tracked, then only the pixel or only the links change; neither on: no personalisation', () => {
     const html = '<html><body><a href="https://example.com/">x</a></body></html>';
     const opens = track(html, { trackClicks: false });
