@@ -116,6 +116,7 @@ function hitOf(deps: TrackingRequestDeps, req: IncomingMessage, target: Tracking
 /** The contract's error JSON. */
 export function sendError(res: ServerResponse, error: MailroomError): void {
   if (res.headersSent) return;
-  res.writeHead(error.statusCode, { 'content-type': 'application/json; charset=utf-8', ...NO_CACHE });
-  res.end(JSON.stringify(error.toBody()));
+  const body = JSON.stringify(error.toBody());
+  res.writeHead(error.statusCode, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), ...NO_CACHE });
+  res.end(body);
 }

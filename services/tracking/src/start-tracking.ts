@@ -13,6 +13,7 @@ import {
   listenOn,
   type Logger,
   MailroomError,
+  missingHostHeader,
   requestPath,
   TrackingTokens,
 } from '@mailroom/core';
@@ -136,10 +137,17 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     logger,
     readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping }),
   };
-  const server = createServer((req, res) => {
+  // Node's own refusal of a request without Host is a bare 400: missingHostHeader answers it instead.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     // While stopping, each answer closes its connection: a client keeping one busy (an ingress's
     // keep-alive pool) would otherwise hold server.close() open, and the final write, forever.
     if (stopping) res.shouldKeepAlive = false;
+    const noHost = missingHostHeader(req);
+    if (noHost !== null) {
+      res.shouldKeepAlive = false;
+      sendError(res, noHost);
+      return;
+    }
     try {
       if (handleTrackingRequest(deps, req, res)) return;
     } catch (err) {

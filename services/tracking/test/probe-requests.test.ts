@@ -105,4 +105,19 @@ describe('behind a trusted proxy (TRACKING_TRUST_PROXY)', () => {
     expect(res).toMatch(/content-type: application\/json/i);
     expect(JSON.parse(res.slice(res.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'headers_too_large', statusCode: 431 });
   });
+
+  test('when an HTTP/1.1 request carries no Host (RFC 9112 §3.2), then it is a 400 in the contract\'s JSON, no event and the connection closed', async () => {
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'NoHost');
+    const open = tokens.sign({ kind: 'open', emailId, recipientId });
+    const res = await exchange(`GET /o/${open} HTTP/1.1\r\nUser-Agent: ${BROWSER}\r\n\r\n`);
+    expect(statusOf(res)).toBe(400);
+    expect(res).toMatch(/content-type: application\/json/i);
+    expect(res).toMatch(/connection: close/i);
+    expect(JSON.parse(res.slice(res.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'invalid_json', statusCode: 400 });
+    // With a Host, the same token is an open: only that one is recorded.
+    expect(statusOf(await exchange(`GET /o/${open} HTTP/1.1\r\nHost: t\r\nUser-Agent: ${BROWSER}\r\nConnection: close\r\n\r\n`))).toBe(200);
+    await until(async () => (await eventsOf(emailId)).length === 1, 5_000, 'the open with a Host');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await eventsOf(emailId)).toHaveLength(1);
+  });
 });

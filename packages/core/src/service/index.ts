@@ -6,3 +6,4 @@ export * from './worker-metrics';
 export * from './request-path';
 export * from './client-error';
 export * from './client-address';
+export * from './host-header';
