@@ -1,6 +1,6 @@
 import express, { type Express } from 'express';
 import type { GatewayContext } from './context';
-import { dashboardRouter } from './features/dashboard/serve-dashboard';
+import { DASHBOARD_PATHS, dashboardRouter } from './features/dashboard/serve-dashboard';
 import { errorHandler } from './http/error-handler';
 import { observeRequests } from './http/observe';
 import { assignRequestId } from './http/request-id';
@@ -25,7 +25,7 @@ export function buildApp(ctx: GatewayContext, timeouts: HttpTimeouts = DEFAULT_T
   app.use(requireHostHeader());
   mountRoutes(app, routes, ctx, timeouts);
   app.use(dashboardRouter());
-  app.use(unmatchedRoute(routes));
+  app.use(unmatchedRoute(routes, DASHBOARD_PATHS));
   app.use(errorHandler(ctx.logger.child({ component: 'errors' })));
   return { app, longestBodyMs: longestBodyDeadlineMs(routes, timeouts) };
 }

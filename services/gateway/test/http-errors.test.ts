@@ -48,6 +48,23 @@ describe('HTTP errors are always the contract JSON', () => {
     expect(res.headers.get('allow')).toBe('POST, GET, HEAD');
   });
 
+  test('when a path named by a route is asked with another method, then it is that path\'s 405, not a parameter route\'s answer', async () => {
+    for (const [method, path, allow] of [
+      ['GET', '/emails/batch', 'POST'],
+      ['DELETE', '/emails/batch', 'POST'],
+      ['PATCH', '/emails/received', 'GET, HEAD'],
+      ['POST', '/dashboard', 'GET, HEAD'],
+      ['DELETE', '/dashboard/emails', 'GET, HEAD'],
+    ] as const) {
+      const res = await t.api.request(method, path, { token, body: method === 'GET' ? undefined : {} });
+      expect([method, path, res.status, res.headers.get('allow'), res.body]).toEqual([method, path, 405, allow, errorBody('method_not_allowed', 405)]);
+    }
+    // The parameter routes still answer their own paths.
+    expect((await t.api.get('/emails/em_01JZZZZZZZZZZZZZZZZZZZZZZZ', { token })).status).toBe(404);
+    expect((await t.api.get('/emails/received', { token })).status).toBe(200);
+    expect((await t.api.get('/EMAILS/received/', { token })).status).toBe(200);
+  });
+
   test('when a query carries operator-like keys, then they are ignored rather than interpreted', async () => {
     const res = await t.api.get('/api-keys?after[$gt]=x&limit[$ne]=1', { token });
     expect(res.status).toBe(200);

@@ -1,5 +1,5 @@
 import { ByteBudget, ConfigError, MailroomError } from '@mailroom/core';
-import type { Express, Request, RequestHandler, Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import { Gauge } from 'prom-client';
 import type { AuthContext } from '../auth/auth-context';
 import { authenticate } from '../auth/authenticate';
@@ -24,7 +24,21 @@ const API_CACHE_CONTROL = 'no-store';
 
 /** `/projects/{id}` → `/projects/:id`. */
 const toExpressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
-const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`);
+// Case-insensitive, a trailing slash allowed: as express matches its routes.
+const toRegExp = (path: string) => new RegExp(`^${path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i');
+const paramCount = (path: string) => (path.match(/\{\w+\}/g) ?? []).length;
+
+/**
+ * For a route with path parameters, the patterns of the routes with fewer that its own pattern
+ * also matches (`/emails/batch` for `/emails/{id}`): a path one of them matches is theirs, at any
+ * method, so `GET /emails/batch` is a 405 of `/emails/batch`, not the email "batch" not found.
+ */
+function shadowingPatterns(route: AnyRoute, routes: readonly AnyRoute[]): RegExp[] {
+  const own = toRegExp(route.path);
+  const count = paramCount(route.path);
+  const paths = routes.filter((other) => paramCount(other.path) < count && own.test(other.path.replace(/\{\w+\}/g, 'x'))).map((other) => other.path);
+  return [...new Set(paths)].map(toRegExp);
+}
 
 /** Mounts every route of the table: authenticate, authorize, rate-limit, parse, handle. */
 export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: GatewayContext, timeouts: HttpTimeouts): void {
@@ -40,7 +54,9 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       // sign-up) are counted here, so stalling a body is not a free attempt.
       onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, loginClientKey(req, ctx.config.gatewayTrustProxy)) : undefined,
     });
-    app[route.method](toExpressPath(route.path), async (req: Request, res: Response) => {
+    const shadowing = shadowingPatterns(route, routes);
+    app[route.method](toExpressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
+      if (shadowing.some((pattern) => pattern.test(req.path))) return next();
       res.setHeader('Cache-Control', API_CACHE_CONTROL);
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
       if (route.body) await parseJson(req, res);
@@ -86,13 +102,29 @@ export function longestBodyDeadlineMs(routes: readonly AnyRoute[], timeouts: Htt
   return bodyDeadlineMs(timeouts, Math.max(0, ...limits));
 }
 
-/** After the routes: a known path with another method is 405 (with Allow), anything else 404. */
-export function unmatchedRoute(routes: readonly AnyRoute[]): RequestHandler {
-  const patterns = routes.map((route) => ({ regex: toRegExp(route.path), method: route.method.toUpperCase() }));
+/** A path served outside the route table (the dashboard's pages), for the 405's `Allow`. */
+export interface OtherPath {
+  regex: RegExp;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+}
+
+/**
+ * After the routes: a known path with another method is 405 (with Allow), anything else 404.
+ * A path is the most specific pattern's that matches it (the fewest parameters): `/emails/batch`
+ * allows POST, not the GET of `/emails/{id}`.
+ */
+export function unmatchedRoute(routes: readonly AnyRoute[], others: readonly OtherPath[] = []): RequestHandler {
+  const patterns = [
+    ...routes.map((route) => ({ regex: toRegExp(route.path), method: route.method.toUpperCase(), params: paramCount(route.path) })),
+    ...others.map((other) => ({ ...other, params: 0 })),
+  ];
   return (req, res) => {
-    const allowed = [...new Set(patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method))];
-    if (allowed.length === 0) throw new MailroomError('not_found', `No endpoint ${req.method} ${req.path}.`);
+    const matching = patterns.filter((p) => p.regex.test(req.path));
+    const fewest = Math.min(...matching.map((p) => p.params));
+    const allowed = [...new Set(matching.filter((p) => p.params === fewest).map((p) => p.method))];
     if (allowed.includes('GET')) allowed.push('HEAD');
+    // Nothing there at all, or a method the path takes that found nothing (a dashboard asset that does not exist).
+    if (allowed.length === 0 || allowed.includes(req.method)) throw new MailroomError('not_found', `No endpoint ${req.method} ${req.path}.`);
     res.setHeader('Allow', allowed.join(', '));
     throw new MailroomError('method_not_allowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`);
   };

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MailroomError } from '@mailroom/core';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import type { OtherPath } from '../../http/router';
 import { DASHBOARD_CONTENT_SECURITY_POLICY } from './content-security-policy';
 
 // The repository's root, or the production tree's (its bundles keep source-relative paths).
@@ -13,6 +14,9 @@ const ROOT = path.resolve(__dirname, '../../../../..');
  * production tree (which holds no package folders).
  */
 export const DASHBOARD_DIST_DIR = [path.join(ROOT, 'packages/dashboard/dist'), path.join(ROOT, 'dashboard')].find((dir) => existsSync(dir)) ?? path.join(ROOT, 'packages/dashboard/dist');
+
+/** The dashboard's paths, for the 405 another method gets there. */
+export const DASHBOARD_PATHS: readonly OtherPath[] = [{ regex: /^\/dashboard(?:\/.*)?$/i, method: 'GET' }];
 
 // Asset names carry a hash of their content, so a year is safe: a new build has new names.
 const ASSET_MAX_AGE_MS = 365 * 24 * 3600 * 1000;
