@@ -6,7 +6,7 @@ export { ApiKeyPermission, Role } from './generated/enums';
 export * from './emails';
 export * from './auth';
 export type { Email, EmailRecipient, EmailAttachment, EmailEvent, Suppression, IdempotencyKey } from './generated/client';
-export { createPool, inTransaction, type Pool, type PoolClient, type Queryable } from './pool';
+export { createPool, inTransaction, type Pool, type PoolClient, type Queryable, withTryLock } from './pool';
 export { isForeignKeyViolation, isUniqueViolation } from './sql-errors';
 export * from './events';
 export * from './inbound-processing';

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Pool, type PoolClient, type QueryResultRow, types } from 'pg';
 
 export type { Pool, PoolClient };
@@ -62,5 +63,35 @@ export async function inTransaction<T>(pool: Pool, work: (client: PoolClient) =>
     throw err;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Runs `work` while this process holds the PostgreSQL advisory lock named `key` (a session lock,
+ * on a client of the pool kept for the while, so it may span an HTTP exchange), or answers
+ * `{locked: false}` at once when another holds it: work that must not run twice at the same time,
+ * on any replica. A process that dies loses its connection, and the lock with it.
+ */
+export async function withTryLock<T>(pool: Pool, key: string, work: () => Promise<T>): Promise<{ locked: true; value: T } | { locked: false }> {
+  const hash = createHash('sha256').update(key).digest();
+  const ids = [hash.readInt32BE(0), hash.readInt32BE(4)];
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS locked', ids);
+    if (!rows[0]?.locked) return { locked: false };
+    try {
+      return { locked: true, value: await work() };
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', ids).catch((err: Error) => {
+        // Not unlocked: the connection is dropped, which unlocks it.
+        broken = err;
+      });
+    }
+  } catch (err) {
+    broken ??= err as Error;
+    throw err;
+  } finally {
+    client.release(broken);
   }
 }

@@ -16,6 +16,14 @@ describe('WebhookClient', () => {
     ['/busy', (_req, res) => res.writeHead(429, { 'Retry-After': '120' }).end('slow down')],
     ['/large', (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('x'.repeat(3 * RESPONSE_BODY_BYTES))],
     ['/hang', () => undefined],
+    // A 200 announcing 100,000 bytes that sends 8,000 and then neither ends nor closes.
+    [
+      '/stream',
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '100000' });
+        res.write('y'.repeat(8_000));
+      },
+    ],
     // Headers at once, then a byte every 100 ms: each gap is short, the whole exchange is not.
     [
       '/drip',
@@ -81,6 +89,12 @@ describe('WebhookClient', () => {
     const result = await post('/large');
     expect(result.status).toBe(500);
     expect(result.body).toBe('x'.repeat(RESPONSE_BODY_BYTES));
+  });
+
+  test('when a 2xx body goes past the 4 KB kept, then the status and those 4 KB decide at once: what follows is never read', async () => {
+    const result = await post('/stream');
+    expect(result).toMatchObject({ status: 200, error: null, body: 'y'.repeat(RESPONSE_BODY_BYTES) });
+    expect(result.durationMs).toBeLessThan(TIMEOUT_SECONDS * 1000);
   });
 
   test('when receivers hang or drip their body, then every exchange ends as a timeout after WEBHOOK_TIMEOUT_SECONDS, not before', async () => {

@@ -1,6 +1,6 @@
 import type { Resolver } from 'node:dns/promises';
-import { type Config, createResolver, deriveKey, type Logger, notFound } from '@mailroom/core';
-import { createTestDelivery, findReplayTarget, type Pool, recordAttempts, type WebhookAttempt } from '@mailroom/db';
+import { type Config, conflict, createResolver, deriveKey, type Logger, notFound } from '@mailroom/core';
+import { createTestDelivery, findReplayTarget, type Pool, recordAttempts, type WebhookAttempt, withTryLock } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from './attempt-delivery';
 import { WebhookClient } from './webhook-client';
 
@@ -13,7 +13,7 @@ export interface WebhookDeliverer {
    * DESIGN §5 replay: a synchronous manual attempt of the event of the endpoint's most recent
    * failed attempt not since delivered; null when there is nothing to replay (or the endpoint
    * is not this project's). Cancels pending retries on success; works on a disabled endpoint
-   * without re-enabling it.
+   * without re-enabling it. 409 `conflict` while another replay of the endpoint is in progress.
    */
   replay(projectId: string, webhookId: string): Promise<WebhookAttempt | null>;
   /**
@@ -67,12 +67,18 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Webhoo
     stop: () => deps.client.close(),
 
     async replay(projectId, webhookId) {
-      const target = await findReplayTarget(pool, projectId, webhookId);
-      if (!target) return null;
-      const record = await attemptDelivery(deps, target, { leased: false });
-      const [attempt] = await recordAttempts(pool, [record]);
-      logger.info({ webhookId, eventId: target.eventId, success: record.success, status: record.responseStatus }, 'webhook replayed');
-      return attempt ?? null;
+      // One replay of an endpoint at a time, on every replica: two at once would both find the
+      // same failed event and post it twice. The second is told so rather than kept waiting.
+      const replayed = await withTryLock(pool, `mailroom-webhook-replay\0${webhookId}`, async () => {
+        const target = await findReplayTarget(pool, projectId, webhookId);
+        if (!target) return null;
+        const record = await attemptDelivery(deps, target, { leased: false });
+        const [attempt] = await recordAttempts(pool, [record]);
+        logger.info({ webhookId, eventId: target.eventId, success: record.success, status: record.responseStatus }, 'webhook replayed');
+        return attempt ?? null;
+      });
+      if (!replayed.locked) throw conflict('A replay of this endpoint is in progress; try again once it has answered.');
+      return replayed.value;
     },
 
     async sendTest(projectId, webhookId) {

@@ -52,9 +52,10 @@ describe('projects and members', () => {
     // A member may read the list but not manage it.
     const asMember = t.api.as({ session: other.session });
     const list = await asMember.get(`/projects/${owner.projectId}/members`);
+    // Newest first by id, as every list: the other user signed up after the owner.
     expect(list.body.data.map((m: { id: string; role: string }) => [m.id, m.role])).toEqual([
-      [owner.userId, 'owner'],
       [other.userId, 'member'],
+      [owner.userId, 'owner'],
     ]);
     expect((await asMember.delete(`/projects/${owner.projectId}/members/${owner.userId}`)).body.name).toBe('forbidden');
 
@@ -65,6 +66,31 @@ describe('projects and members', () => {
     const removed = await owner.as.delete(`/projects/${owner.projectId}/members/${other.userId}`);
     expect(removed.body).toEqual({ object: 'member', id: other.userId, deleted: true });
     expect((await asMember.get(`/projects/${owner.projectId}`)).status).toBe(404);
+  });
+
+  test('when projects and members are listed, then they page by limit and after, newest first, and a limit that is no whole number from 1 to 100 is a 422', async () => {
+    const owner = await signUp(t.api);
+    const second = (await owner.as.post('/projects', { name: 'Second' })).body.id;
+    const third = (await owner.as.post('/projects', { name: 'Third' })).body.id;
+    const first = await owner.as.get('/projects?limit=2');
+    expect([first.body.data.map((p: { id: string }) => p.id), first.body.hasMore]).toEqual([[third, second], true]);
+    const rest = await owner.as.get(`/projects?limit=2&after=${second}`);
+    expect([rest.body.data.map((p: { id: string }) => p.id), rest.body.hasMore]).toEqual([[owner.projectId], false]);
+
+    const others = [await signUp(t.api), await signUp(t.api)];
+    for (const other of others) expect((await owner.as.post(`/projects/${owner.projectId}/members`, { email: other.email })).status).toBe(201);
+    const members = await owner.as.get(`/projects/${owner.projectId}/members?limit=2`);
+    expect([members.body.data.map((m: { id: string }) => m.id), members.body.hasMore]).toEqual([[others[1]?.userId, others[0]?.userId], true]);
+    const last = await owner.as.get(`/projects/${owner.projectId}/members?limit=2&after=${others[0]?.userId}`);
+    expect([last.body.data.map((m: { id: string }) => m.id), last.body.hasMore]).toEqual([[owner.userId], false]);
+
+    for (const limit of ['0', '101', 'abc', '0x10', '1e1', '%201', '2.5', '-1']) {
+      for (const path of ['/projects', `/projects/${owner.projectId}/members`, '/api-keys']) {
+        const res = await owner.as.get(`${path}?limit=${limit}`);
+        expect([path, limit, res.status, res.body.name]).toEqual([path, limit, 422, 'validation_error']);
+      }
+    }
+    expect((await owner.as.get('/projects?limit=01')).status).toBe(200);
   });
 
   test('when an owner changes roles, then a member becomes an owner and back, the last owner cannot be demoted, and a member may not change roles', async () => {

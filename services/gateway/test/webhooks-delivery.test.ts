@@ -187,6 +187,27 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
     expect(again.body).toMatchObject({ name: 'not_found', message: expect.stringContaining('Nothing to replay') });
   });
 
+  test('when two replays of one endpoint arrive at once, then one delivers and the other is a 409: the event is posted once', async () => {
+    const endpoint = await createEndpoint('replayrace');
+    receiver.answer = () => ({ status: 500, body: 'down' });
+    const failed = await api.post(`/webhooks/${endpoint.id}/test`);
+    expect(failed.body).toMatchObject({ success: false, attempt: 1 });
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    // The first replay's POST takes a moment: the second arrives while it is in progress.
+    receiver.delayMs = 400;
+    try {
+      const answers = await Promise.all([api.post(`/webhooks/${endpoint.id}/replay`), api.post(`/webhooks/${endpoint.id}/replay`)]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+      expect(answers.find((a) => a.status === 409)?.body).toMatchObject({ name: 'conflict', statusCode: 409 });
+      expect(answers.find((a) => a.status === 200)?.body).toMatchObject({ eventId: failed.body.eventId, attempt: 2, trigger: 'manual', success: true });
+    } finally {
+      receiver.delayMs = 0;
+    }
+    expect(forEvent(failed.body.eventId)).toHaveLength(2);
+    // Once it answered, the next replay finds the event delivered.
+    expect((await api.post(`/webhooks/${endpoint.id}/replay`)).status).toBe(404);
+  });
+
   test('when an endpoint is disabled, then a replay still delivers, and it stays disabled', async () => {
     const endpoint = await createEndpoint('disabled');
     receiver.answer = () => ({ status: 503, body: 'busy' });

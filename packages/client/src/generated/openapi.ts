@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Replay the latest failed delivery now
-         * @description Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay.
+         * @description Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay; 409 `conflict` while another replay of the same endpoint is still in progress (two at once would deliver the event twice).
          */
         post: operations["replayWebhook"];
         delete?: never;
@@ -2707,7 +2707,12 @@ export interface operations {
     };
     listProjects: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items to answer, 1–100. */
+                limit?: number;
+                /** @description The id of the last item of the previous page; answers the items after it. */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2760,6 +2765,17 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` */
+            422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -3258,7 +3274,12 @@ export interface operations {
     };
     listMembers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items to answer, 1–100. */
+                limit?: number;
+                /** @description The id of the last item of the previous page; answers the items after it. */
+                after?: string;
+            };
             header?: never;
             path: {
                 /** @example proj_01KAQ3J8ZK4W6T2M9R5N7B3C1D */
@@ -3268,7 +3289,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Members, oldest first. */
+            /** @description Members, newest user first (by id). */
             200: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -9648,6 +9669,17 @@ export interface operations {
             };
             /** @description `not_found` */
             404: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `conflict` */
+            409: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;

@@ -1,11 +1,12 @@
 import type { HttpClient } from '../http-client.ts';
-import type { Deleted, Schema } from '../operation-types.ts';
+import type { Deleted, Operation, QueryParams, Schema } from '../operation-types.ts';
 import type { PagePromise } from '../pagination.ts';
 import type { RequestOptions } from '../request-options.ts';
 
 export type Member = Schema<'Member'>;
 export type AddMemberParams = Schema<'AddMemberRequest'>;
 export type UpdateMemberParams = Schema<'UpdateMemberRequest'>;
+export type ListMembersQuery = QueryParams<Operation<'/projects/{id}/members', 'get'>>;
 
 /** The people of a project. Adding and removing are for its owners, with a console session. */
 export class Members {
@@ -16,8 +17,9 @@ export class Members {
     return this.http.call('post', '/projects/{id}/members', { params: { id: projectId }, body: params }, options);
   }
 
-  list(projectId: string, options?: RequestOptions): PagePromise<Member> {
-    return this.http.list('/projects/{id}/members', { params: { id: projectId } }, options);
+  /** The project's members, newest user first (`limit`, `after`: a user id). */
+  list(projectId: string, query?: ListMembersQuery, options?: RequestOptions): PagePromise<Member> {
+    return this.http.list('/projects/{id}/members', { params: { id: projectId }, query }, options);
   }
 
   /** Changes a member's role (409 `conflict` when it would leave the project without an owner). */

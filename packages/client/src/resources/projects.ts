@@ -1,11 +1,12 @@
 import type { HttpClient } from '../http-client.ts';
-import type { Schema } from '../operation-types.ts';
+import type { Operation, QueryParams, Schema } from '../operation-types.ts';
 import type { PagePromise } from '../pagination.ts';
 import type { RequestOptions } from '../request-options.ts';
 
 export type Project = Schema<'Project'>;
 export type CreateProjectParams = Schema<'CreateProjectRequest'>;
 export type UpdateProjectParams = Schema<'UpdateProjectRequest'>;
+export type ListProjectsQuery = QueryParams<Operation<'/projects', 'get'>>;
 
 /** Projects: a session sees the user's projects, an API key its own. */
 export class Projects {
@@ -16,9 +17,9 @@ export class Projects {
     return this.http.call('post', '/projects', { body: params }, options);
   }
 
-  /** The projects the credentials can see. */
-  list(options?: RequestOptions): PagePromise<Project> {
-    return this.http.list('/projects', {}, options);
+  /** The projects the credentials can see, newest first (`limit`, `after`). */
+  list(query?: ListProjectsQuery, options?: RequestOptions): PagePromise<Project> {
+    return this.http.list('/projects', { query }, options);
   }
 
   get(id: string, options?: RequestOptions): Promise<Project> {

@@ -77,7 +77,7 @@ export function MembersPage(_props: PageProps) {
   const session = getSession();
   const projectId = session?.projectId ?? '';
   // The API answers every member on one page (hasMore is always false).
-  const pages = useCursorPages<Member>(() => getClient().members.list(projectId), [projectId]);
+  const pages = useCursorPages<Member>((after) => getClient().members.list(projectId, { after }), [projectId]);
   const me = pages.data?.data.find((m) => m.id === session?.user.id);
   const isOwner = me?.role === 'owner';
   return (

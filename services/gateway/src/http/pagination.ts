@@ -4,9 +4,15 @@ import { z } from 'zod';
 // 2^53 for a huge number, or "NaN" for a word.
 const LIMIT_MESSAGE = { error: 'must be a whole number from 1 to 100' };
 
+// Decimal digits only: Number() would also take `0x10`, `1e1` and ` 1`.
+const wholeNumber = (value: unknown) => (typeof value === 'string' && /^[0-9]{1,9}$/.test(value) ? Number(value) : value);
+
 /** `limit` (1–100, default 20) and `after` (the last id seen), as every list takes them. */
 export const listQuery = z.object({
-  limit: z.coerce.number(LIMIT_MESSAGE).int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE).default(20).meta({ description: 'How many items to answer, 1–100.' }),
+  limit: z
+    .preprocess(wholeNumber, z.number(LIMIT_MESSAGE).int(LIMIT_MESSAGE).min(1, LIMIT_MESSAGE).max(100, LIMIT_MESSAGE))
+    .default(20)
+    .meta({ description: 'How many items to answer, 1–100.' }),
   after: z.string().min(1).max(64).optional().meta({ description: 'The id of the last item of the previous page; answers the items after it.' }),
 });
 

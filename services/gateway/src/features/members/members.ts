@@ -1,3 +1,4 @@
+import type { ListQuery } from '../../http/pagination';
 import { conflict, MailroomError, notFound } from '@mailroom/core';
 import { Prisma, type Database, type Role } from '@mailroom/db';
 
@@ -12,8 +13,14 @@ const memberSelect = { userId: true, role: true, createdAt: true, user: { select
 type MemberRow = Prisma.MemberGetPayload<{ select: typeof memberSelect }>;
 const toView = (row: MemberRow): MemberView => ({ userId: row.userId, email: row.user.email, role: row.role, createdAt: row.createdAt });
 
-export async function listMembers(db: Database, projectId: string): Promise<MemberView[]> {
-  const rows = await db.member.findMany({ where: { projectId }, select: memberSelect, orderBy: { createdAt: 'asc' } });
+/** One page of the project's members, by user id (a member's `id`), newest first as every list. */
+export async function listMembers(db: Database, projectId: string, query: ListQuery): Promise<MemberView[]> {
+  const rows = await db.member.findMany({
+    where: { projectId, ...(query.after ? { userId: { lt: query.after } } : {}) },
+    select: memberSelect,
+    orderBy: { userId: 'desc' },
+    take: query.limit + 1,
+  });
   return rows.map(toView);
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
+import { listQuery, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, emailField, listSchema, timestamp } from '../../schemas/common';
 import { addMember, changeMemberRole, listMembers, removeMember, type MemberView } from './members';
@@ -47,11 +48,11 @@ export const memberRoutes = [
     tag: 'Members',
     access: { kind: 'project', projectFromPath: true },
     params: z.object({ id: z.string() }),
-    success: { status: 200, description: 'Members, oldest first.', schema: listSchema(memberSchema) },
+    query: listQuery,
+    success: { status: 200, description: 'Members, newest user first (by id).', schema: listSchema(memberSchema) },
     errors: [],
-    async handler({ auth, ctx }) {
-      const members = await listMembers(ctx.db, scopedProjectId(auth));
-      return { object: 'list', data: members.map(present), hasMore: false };
+    async handler({ query, auth, ctx }) {
+      return toPage(await listMembers(ctx.db, scopedProjectId(auth), query), query, present);
     },
   }),
   defineRoute({

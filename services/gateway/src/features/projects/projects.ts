@@ -1,3 +1,4 @@
+import { type ListQuery, pageArgs } from '../../http/pagination';
 import { newId, notFound } from '@mailroom/core';
 import type { Database, Project } from '@mailroom/db';
 import type { Principal } from '../../auth/auth-context';
@@ -22,9 +23,12 @@ export async function createProject(db: Database, ownerId: string, input: Projec
 }
 
 /** A session sees the projects its user belongs to; a token sees its own. Newest first. */
-export async function listVisibleProjects(db: Database, principal: Principal): Promise<Project[]> {
+/** The projects the principal sees (a token: its own), newest first: one page of them, or all (sign-in's answer). */
+export async function listVisibleProjects(db: Database, principal: Principal, query?: ListQuery): Promise<Project[]> {
   const where = principal.kind === 'token' ? { id: principal.projectId } : { members: { some: { userId: principal.userId } } };
-  return db.project.findMany({ where, orderBy: { id: 'desc' } });
+  if (query === undefined) return db.project.findMany({ where, orderBy: { id: 'desc' } });
+  const page = pageArgs(query);
+  return db.project.findMany({ ...page, where: { ...where, ...page.where } });
 }
 
 export async function getProject(db: Database, id: string): Promise<Project> {

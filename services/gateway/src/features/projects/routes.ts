@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { listQuery, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { idParams, listSchema, nameField } from '../../schemas/common';
 import { presentProject, projectSchema } from './present';
@@ -35,12 +36,12 @@ export const projectRoutes = [
     description: "A console session sees its user's projects (no X-Project-Id needed); an API key sees its own project.",
     tag: 'Projects',
     access: { kind: 'user' },
+    query: listQuery,
     success: { status: 200, description: 'The projects, newest first.', schema: listSchema(projectSchema) },
     errors: [],
-    async handler({ auth, ctx }) {
+    async handler({ query, auth, ctx }) {
       if (!auth.principal) throw new Error('user route without a principal');
-      const projects = await listVisibleProjects(ctx.db, auth.principal);
-      return { object: 'list', data: projects.map(presentProject), hasMore: false };
+      return toPage(await listVisibleProjects(ctx.db, auth.principal, query), query, presentProject);
     },
   }),
   defineRoute({

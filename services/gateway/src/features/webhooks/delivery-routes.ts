@@ -57,12 +57,12 @@ export const webhookDeliveryRoutes = [
     operationId: 'replayWebhook',
     summary: 'Replay the latest failed delivery now',
     description:
-      "Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay.",
+      "Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay; 409 `conflict` while another replay of the same endpoint is still in progress (two at once would deliver the event twice).",
     tag: 'Webhooks',
     access: { kind: 'project' },
     params: idParams,
     success: { status: 200, description: 'The manual attempt.', schema: webhookAttemptSchema },
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler({ params, auth, ctx }) {
       return presentAttempt(await replayLatestFailure(ctx.webhookDeliveries, scopedProjectId(auth), params.id));
     },
