@@ -32,6 +32,17 @@ describe('HTTP errors are always the contract JSON', () => {
     expect((await t.api.get('/api-keys', { token })).body.data).toHaveLength(1);
   });
 
+  test('when an endpoint that takes no body is sent one over 1 MB, then 413 and nothing is done; a small one is ignored', async () => {
+    const before = (await t.api.get('/api-keys', { token })).body.data.map((k: { id: string }) => k.id);
+    const key = (await t.api.post('/api-keys', { name: 'to revoke' }, { token })).body.id;
+    const big = await t.api.request('DELETE', `/api-keys/${key}`, { token, rawBody: 'x'.repeat(1_100_000), headers: { 'content-type': 'text/plain' } });
+    expect([big.status, big.body]).toEqual([413, errorBody('payload_too_large', 413)]);
+    expect((await t.api.get('/api-keys', { token })).body.data.map((k: { id: string }) => k.id)).toEqual([key, ...before]);
+    // Stray bytes, or the `{}` many clients send, change nothing.
+    const small = await t.api.request('DELETE', `/api-keys/${key}`, { token, rawBody: 'not json', headers: { 'content-type': 'text/plain' } });
+    expect([small.status, small.body]).toEqual([200, { object: 'api_key', id: key, deleted: true }]);
+  });
+
   test('when the path is unknown, then 404 not_found as JSON', async () => {
     for (const path of ['/nope', '/projects/x/y/z', '/%E0%A4%A', '/api-keys/%ZZ']) {
       const res = await t.api.get(path, { token });

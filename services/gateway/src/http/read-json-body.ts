@@ -23,6 +23,11 @@ export interface JsonBodyReaderOptions {
   deadlineMs: number;
   onTimeout?: (req: Request) => void;
   /**
+   * For a route that takes no body: whatever is sent is read within the same limit and deadline
+   * and dropped, not parsed (a client's `{}` or stray bytes do not matter; 30 MB is still a 413).
+   */
+  discard?: boolean;
+  /**
    * The process's budget of body bytes (API_MAX_BUFFERED_BYTES): a body takes what
    * `bodyBytes` charges it from its first byte until the response is over, as the parsed body
    * lives that long.
@@ -40,7 +45,9 @@ export interface JsonBodyReaderOptions {
 export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
   // Not strict: any JSON value is parsed, so a body of the wrong type (`null`, `"x"`) is a
   // validation error rather than a parse error.
-  const parse = express.json({ limit: options.limit, type: () => true, strict: false });
+  const parse = options.discard
+    ? express.raw({ limit: options.limit, type: () => true })
+    : express.json({ limit: options.limit, type: () => true, strict: false });
   const { budget } = options;
   return (req, res) => {
     const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
@@ -63,6 +70,7 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
       }, options.deadlineMs);
       parse(req, res, (err?: unknown) => {
         clearTimeout(timer);
+        if (options.discard) req.body = undefined;
         if (err) reject(toBodyError(err));
         else resolve();
       });

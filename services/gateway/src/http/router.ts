@@ -53,13 +53,15 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       // Authenticated callers were counted before their body was read; anonymous ones (sign-in,
       // sign-up) are counted here, so stalling a body is not a free attempt.
       onTimeout: route.access.kind === 'public' ? (req) => countStalledLogin(ctx.rateLimits, loginClientKey(req, ctx.config.gatewayTrustProxy)) : undefined,
+      // A route without a body still holds a sent one to the limit (DESIGN §4: 1 MB), read and dropped.
+      discard: route.body === undefined,
     });
     const shadowing = shadowingPatterns(route, routes);
     app[route.method](toExpressPath(route.path), async (req: Request, res: Response, next: NextFunction) => {
       if (shadowing.some((pattern) => pattern.test(req.path))) return next();
       res.setHeader('Cache-Control', API_CACHE_CONTROL);
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
-      if (route.body) await parseJson(req, res);
+      await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};
       // No body at all reads as `{}`; a JSON `null` stays null, and is refused as not an object.
