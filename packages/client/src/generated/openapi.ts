@@ -2428,6 +2428,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -2585,6 +2596,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -2638,6 +2660,17 @@ export interface operations {
                     "application/json": components["schemas"]["RevokedSession"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -2660,6 +2693,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
@@ -2673,6 +2728,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2752,6 +2818,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -2765,6 +2842,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -2798,6 +2897,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2957,6 +3067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -3017,6 +3138,17 @@ export interface operations {
                     "application/json": components["schemas"]["Project"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -3050,6 +3182,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `validation_error` */
             422: {
                 headers: {
@@ -3074,6 +3228,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3246,6 +3411,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -3320,6 +3496,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -3353,6 +3540,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `validation_error` */
             422: {
                 headers: {
@@ -3377,6 +3586,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3558,6 +3778,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -3622,6 +3853,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -3655,8 +3897,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `conflict` */
             409: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -3690,6 +3954,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3872,6 +4147,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -3948,6 +4234,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -3961,6 +4258,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -3994,6 +4313,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4151,6 +4481,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -4213,6 +4554,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -4246,6 +4598,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -4270,6 +4644,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4415,6 +4800,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -4428,6 +4824,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -4461,6 +4879,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4604,6 +5033,17 @@ export interface operations {
                     "application/json": components["schemas"]["ReceivedEmail"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -4637,6 +5077,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -4661,6 +5123,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4723,6 +5196,17 @@ export interface operations {
                     "message/rfc822": string;
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -4756,6 +5240,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -4780,6 +5286,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4838,6 +5355,17 @@ export interface operations {
                     "*/*": string;
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -4871,6 +5399,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -4895,6 +5445,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5027,6 +5588,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -5040,6 +5612,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -5073,6 +5667,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5248,6 +5853,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5446,6 +6062,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -5626,6 +6253,17 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -5659,6 +6297,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -5683,6 +6343,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5760,6 +6431,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -5793,6 +6475,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -5817,6 +6521,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5914,6 +6629,17 @@ export interface operations {
                     "application/json": components["schemas"]["Email"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -5947,8 +6673,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `conflict` */
             409: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -5982,6 +6730,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6069,6 +6828,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -6082,6 +6852,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -6115,6 +6907,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6282,6 +7085,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -6340,6 +7154,17 @@ export interface operations {
                     "application/json": components["schemas"]["Route"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -6373,6 +7198,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -6397,6 +7244,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6465,6 +7323,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -6498,8 +7367,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `conflict` */
             409: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -6533,6 +7424,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6714,6 +7616,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -6790,6 +7703,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -6803,6 +7727,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -6836,6 +7782,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6902,6 +7859,17 @@ export interface operations {
                     "application/json": components["schemas"]["Suppression"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -6935,6 +7903,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -6959,6 +7949,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7027,6 +8028,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -7060,6 +8072,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -7084,6 +8118,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7215,6 +8260,17 @@ export interface operations {
                     "application/json": components["schemas"]["Stats"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -7228,6 +8284,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -7261,6 +8339,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7413,6 +8502,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -7426,6 +8526,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -7459,6 +8581,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7677,6 +8810,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -7807,6 +8951,17 @@ export interface operations {
                     "application/json": components["schemas"]["Domain"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -7840,6 +8995,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -7864,6 +9041,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7932,6 +9120,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -7965,6 +9164,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -7989,6 +9210,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8125,6 +9357,17 @@ export interface operations {
                     "application/json": components["schemas"]["Domain"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -8158,6 +9401,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -8182,6 +9447,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8329,6 +9605,17 @@ export interface operations {
                     "application/json": components["schemas"]["Domain"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -8362,6 +9649,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -8386,6 +9695,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8487,6 +9807,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -8500,6 +9831,28 @@ export interface operations {
             };
             /** @description `invalid_api_key`, `forbidden`, `restricted_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -8533,6 +9886,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8703,6 +10067,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -8769,6 +10144,17 @@ export interface operations {
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -8802,6 +10188,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -8826,6 +10234,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8894,6 +10313,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -8927,6 +10357,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -8951,6 +10403,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9128,6 +10591,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -9195,6 +10669,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -9228,6 +10713,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -9252,6 +10759,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9325,6 +10843,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAttempt"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -9358,6 +10887,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -9382,6 +10933,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9515,6 +11077,17 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -9548,6 +11121,28 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_required_field`, `validation_error` */
             422: {
                 headers: {
@@ -9572,6 +11167,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9645,6 +11251,17 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookAttempt"];
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key`, `invalid_session` */
             401: {
                 headers: {
@@ -9678,8 +11295,30 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `conflict` */
             409: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -9713,6 +11352,17 @@ export interface operations {
                     "ratelimit-reset": number;
                     /** @description Seconds to wait before retrying. */
                     "retry-after": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9881,6 +11531,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -9933,6 +11594,50 @@ export interface operations {
                         /** @enum {string} */
                         status: "ok";
                     };
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `internal_server_error` */
@@ -10001,6 +11706,50 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -10052,6 +11801,17 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `missing_api_key` */
             401: {
                 headers: {
@@ -10065,6 +11825,39 @@ export interface operations {
             };
             /** @description `invalid_api_key` */
             403: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;
@@ -10134,6 +11927,50 @@ export interface operations {
                     };
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `internal_server_error` */
             500: {
                 headers: {
@@ -10179,6 +12016,50 @@ export interface operations {
                 content: {
                     /** @example <!doctype html><html lang="en"><head><title>Mailroom API reference</title>… */
                     "text/html": string;
+                };
+            };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description `internal_server_error` */
@@ -10233,6 +12114,17 @@ export interface operations {
                     "text/css": string;
                 };
             };
+            /** @description `invalid_json` */
+            400: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `not_found` */
             404: {
                 headers: {
@@ -10244,8 +12136,41 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `request_timeout` */
+            408: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large` */
+            413: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `validation_error` */
             422: {
+                headers: {
+                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large` */
+            431: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;

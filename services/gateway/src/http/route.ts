@@ -112,7 +112,9 @@ export function routeErrors(route: AnyRoute): ErrorName[] {
     if (!tokensAllowed) implied.push('forbidden');
   }
   if (access.kind !== 'public' && !isSendingRoute(access)) implied.push('restricted_api_key');
-  if (route.body) implied.push('invalid_json', 'request_timeout', 'payload_too_large', 'validation_error', 'missing_required_field');
+  // Every route reads what is sent, a body or not (one it takes no body from is dropped, within the same limit).
+  implied.push('invalid_json', 'request_timeout', 'payload_too_large');
+  if (route.body) implied.push('validation_error', 'missing_required_field');
   // Path parameters cannot be absent, and no query parameter is required.
   if (route.query || route.params) implied.push('validation_error');
   return [...new Set([...implied, ...route.errors])];

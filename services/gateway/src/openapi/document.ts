@@ -50,7 +50,8 @@ const UNAVAILABLE_HEADERS = {
 
 function errorResponses(names: readonly ErrorName[]) {
   const byStatus = new Map<number, ErrorName[]>();
-  for (const name of [...names, 'internal_server_error', 'service_unavailable'] as ErrorName[]) {
+  // Any request may be refused for its header section (431) or fail on the server's side.
+  for (const name of [...names, 'headers_too_large', 'internal_server_error', 'service_unavailable'] as ErrorName[]) {
     const status = ERROR_STATUS[name];
     byStatus.set(status, [...new Set([...(byStatus.get(status) ?? []), name])]);
   }
