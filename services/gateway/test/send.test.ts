@@ -177,6 +177,13 @@ describe('idempotency', () => {
     expect(await count()).toBe(before + 1);
   });
 
+  test('when the key is malformed and the body is invalid too, then the key is what is refused: it is checked before the body is read', async () => {
+    for (const body of [{ ...valid, to: 'bad' }, { subject: 'no from' }]) {
+      const res = await send('k'.repeat(257), body);
+      expect([res.status, res.body.name]).toEqual([400, 'invalid_idempotency_key']);
+    }
+  });
+
   test('when a request failed validation, then the key is not remembered and a corrected retry succeeds', async () => {
     expect((await send('order-3', { ...valid, to: 'bad' })).status).toBe(422);
     expect((await send('order-3')).status).toBe(200);

@@ -65,6 +65,11 @@ export interface RouteDefinition<
   params?: ParamsSchema;
   /** Defaults to 1 MB (DESIGN §4). */
   bodyLimit?: string;
+  /**
+   * Checks of the request's headers that come before its body is read (a malformed
+   * Idempotency-Key is refused as such, whatever the body holds, and before it is read).
+   */
+  checkHeaders?: (req: Request) => void;
   success: {
     status: 200 | 201 | 202;
     description: string;

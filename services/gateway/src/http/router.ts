@@ -61,6 +61,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       if (shadowing.some((pattern) => pattern.test(req.path))) return next();
       res.setHeader('Cache-Control', API_CACHE_CONTROL);
       const auth = route.access.kind === 'public' ? PUBLIC : await authorizeAndLimit(ctx, route.access, req, res);
+      route.checkHeaders?.(req);
       await parseJson(req, res);
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};

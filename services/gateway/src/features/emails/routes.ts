@@ -49,6 +49,7 @@ export const emailRoutes = [
     bodyLimit: SEND_BODY_LIMIT,
     success: { status: 200, description: 'The email was accepted.', schema: sentSchema },
     errors: [...sendErrors],
+    checkHeaders: readIdempotencyKey,
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
       const [unsigned] = await checkFromDomains(ctx.verifiedDomains, projectId, [body.from.address], ctx.config.requireVerifiedDomains);
@@ -67,6 +68,7 @@ export const emailRoutes = [
     bodyLimit: SEND_BODY_LIMIT,
     success: { status: 200, description: 'Every email was accepted, in request order.', schema: z.object({ data: z.array(sentSchema) }) },
     errors: [...sendErrors],
+    checkHeaders: readIdempotencyKey,
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
       const unsigned = await checkFromDomains(ctx.verifiedDomains, projectId, body.map((send) => send.from.address), ctx.config.requireVerifiedDomains);
