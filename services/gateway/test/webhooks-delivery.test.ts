@@ -252,6 +252,12 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
       expect({ status: res.status, message: res.body.message }).toEqual({ status: 422, message: expect.stringMatching(words) });
     }
     expect((await api.post(`/webhooks/${endpoint.id}/recover`, { since: new Date(Date.now() - 13 * day).toISOString() })).status).toBe(202);
+    // RFC 3339's other spellings: no seconds, lower-case t and z, an offset.
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    for (const since of [hourAgo.slice(0, 16) + 'Z', hourAgo.toLowerCase(), hourAgo.replace('Z', '+00:00')]) {
+      const res = await api.post(`/webhooks/${endpoint.id}/recover`, { since });
+      expect([since, res.status, res.body.since]).toEqual([since, 202, expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)]);
+    }
   });
 
   test('when a receiver was down until its schedule ran out, then recover delivers every missed event once, as manual attempts', async () => {

@@ -28,3 +28,28 @@ export const nameField = z.string().trim().min(1).max(100);
 export const emailField = z.string().trim().max(254).pipe(z.email()).transform((e) => e.toLowerCase());
 
 export const passwordField = z.string().min(8).max(256);
+
+// RFC 3339's date-time (ISO 8601's profile of it): seconds and their fraction optional, `T` or a
+// space between date and time, either case for `T` and `Z`, an offset with or without its colon.
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?([Zz]|[+-]\d{2}:?\d{2})$/;
+
+/** The instant an RFC 3339 date-time names, or null when it is none (a day the month lacks, hour 24, minute 60). */
+export function parseDateTime(text: string): Date | null {
+  const m = DATE_TIME.exec(text.trim());
+  if (!m) return null;
+  const [, year, month, day, hour, minute, second = '00', fraction = '', zone = 'Z'] = m;
+  const offset = /^[zZ]$/.test(zone) ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const wall = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}Z`);
+  // Date would roll 31 February over into March, and refuses only some of such days.
+  if (Number.isNaN(wall.getTime()) || wall.getUTCDate() !== Number(day) || wall.getUTCMonth() + 1 !== Number(month) || Number(second) > 59) return null;
+  const at = new Date(`${year}-${month}-${day}T${hour}:${minute}:${second}${fraction.slice(0, 4)}${offset}`);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/** An ISO 8601 (RFC 3339) date-time field, given on as its ISO string in UTC (`2026-11-20T08:00:00.000Z`). */
+export const dateTimeField = (message = 'must be an ISO 8601 date and time, such as "2026-11-20T08:00:00Z"') =>
+  z
+    .string()
+    .refine((text) => parseDateTime(text) !== null, message)
+    .transform((text) => (parseDateTime(text) as Date).toISOString())
+    .meta({ format: 'date-time' });

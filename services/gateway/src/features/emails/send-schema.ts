@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { dateTimeField } from '../../schemas/common';
 import { MAX_RECIPIENTS, mailboxField, mailboxListField } from './addresses';
 
 /** Headers Mailroom sets itself; a caller may not (DESIGN §4 "Send"). Lower-cased. */
@@ -94,8 +95,7 @@ export const sendEmailSchema = z
     headers: headersField.optional(),
     attachments: z.array(attachmentField).max(100).optional(),
     tags: z.array(tagField).max(MAX_TAGS, `at most ${MAX_TAGS} tags`).optional(),
-    scheduledAt: z
-      .iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time, such as "2026-12-01T09:00:00Z"' })
+    scheduledAt: dateTimeField('must be an ISO 8601 date-time, such as "2026-12-01T09:00:00Z"')
       .transform((s) => new Date(s))
       .refine((d) => d.getTime() > Date.now(), 'must be in the future')
       .optional(),

@@ -1,6 +1,7 @@
 import { MailroomError } from '@mailroom/core';
 import { INTERVAL_MS, type StatsInterval } from '@mailroom/db';
 import { z } from 'zod';
+import { dateTimeField } from '../../schemas/common';
 
 /** At most this many buckets in one answer: hours over about 41 days, days over about 2.7 years. */
 export const MAX_BUCKETS = 1_000;
@@ -8,8 +9,7 @@ export const MAX_BUCKETS = 1_000;
 /** The span `from` defaults to before `to`: 30 days of days, 24 hours of hours. */
 const DEFAULT_SPAN_MS: Record<StatsInterval, number> = { day: 30 * INTERVAL_MS.day, hour: 24 * INTERVAL_MS.hour };
 
-const isoDateTime = (description: string) =>
-  z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date and time, such as "2026-11-20T08:00:00Z"' }).optional().meta({ description });
+const isoDateTime = (description: string) => dateTimeField().optional().meta({ description });
 
 export const statsQuery = z.object({
   from: isoDateTime('The start of the range (ISO 8601), truncated down to the interval in UTC. Default: `to` minus 30 days (`day`) or 24 hours (`hour`).'),

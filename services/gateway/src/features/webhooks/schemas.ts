@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { listQuery } from '../../http/pagination';
-import { timestamp } from '../../schemas/common';
+import { dateTimeField, timestamp } from '../../schemas/common';
 import { webhookEventType } from '../../schemas/webhook-event-type';
 
 // Browsers and proxies commonly cap URLs near 2,000 characters; an endpoint needs far less.
@@ -93,9 +93,7 @@ export const updateWebhookRequest = z
 
 export const recoverRequest = z
   .object({
-    since: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date and time, such as "2026-11-20T08:00:00Z"' })
-      .meta({ description: 'Re-deliver the events since this time (at most 14 days back, not in the future).', example: '2026-11-20T08:00:00Z' }),
+    since: dateTimeField().meta({ description: 'Re-deliver the events since this time (at most 14 days back, not in the future).', example: '2026-11-20T08:00:00Z' }),
   })
   .meta({ id: 'RecoverWebhookRequest' });
 
