@@ -98,7 +98,7 @@ export class PostExchange implements Dispatcher.DispatchHandler {
       this.finish({ ok: false, error: new Error('No response status.'), status: null });
       return;
     }
-    const body = Buffer.concat(this.chunks, this.size).subarray(0, RESPONSE_BODY_BYTES).toString('utf8');
+    const body = utf8Prefix(Buffer.concat(this.chunks, this.size).subarray(0, RESPONSE_BODY_BYTES));
     this.chunks = [];
     this.finish({ ok: true, status: this.status, body, retryAfter: this.retryAfter });
   }
@@ -108,6 +108,16 @@ export class PostExchange implements Dispatcher.DispatchHandler {
     this.settled = true;
     this.settle(outcome);
   }
+}
+
+/** The bytes as UTF-8 text, without the last character when the 4 KB cut went through it (no trailing U+FFFD). */
+function utf8Prefix(bytes: Buffer): string {
+  let lead = bytes.length - 1;
+  while (lead >= 0 && bytes.length - lead <= 3 && ((bytes[lead] as number) & 0xc0) === 0x80) lead--;
+  const byte = lead >= 0 ? (bytes[lead] as number) : 0;
+  const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+  const end = lead >= 0 && lead + length > bytes.length ? lead : bytes.length;
+  return bytes.toString('utf8', 0, end);
 }
 
 /** The first value of a header in undici's raw [name, value, name, value, …] list. */

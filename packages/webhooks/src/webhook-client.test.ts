@@ -15,6 +15,8 @@ describe('WebhookClient', () => {
     ['/ok', (_req, res) => res.writeHead(204).end()],
     ['/busy', (_req, res) => res.writeHead(429, { 'Retry-After': '120' }).end('slow down')],
     ['/large', (_req, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('x'.repeat(3 * RESPONSE_BODY_BYTES))],
+    // Two-byte characters from an odd offset: the 4 KB cut falls inside one.
+    ['/accents', (_req, res) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`x${'é'.repeat(RESPONSE_BODY_BYTES)}`)],
     ['/hang', () => undefined],
     // A 200 announcing 100,000 bytes that sends 8,000 and then neither ends nor closes.
     [
@@ -89,6 +91,12 @@ describe('WebhookClient', () => {
     const result = await post('/large');
     expect(result.status).toBe(500);
     expect(result.body).toBe('x'.repeat(RESPONSE_BODY_BYTES));
+  });
+
+  test('when the 4 KB kept end inside a UTF-8 character, then that character is left out, not made U+FFFD', async () => {
+    const result = await post('/accents');
+    expect(result.body).toBe(`x${'é'.repeat((RESPONSE_BODY_BYTES - 2) / 2)}`);
+    expect(Buffer.byteLength(result.body ?? '')).toBe(RESPONSE_BODY_BYTES - 1);
   });
 
   test('when a 2xx body goes past the 4 KB kept, then the status and those 4 KB decide at once: what follows is never read', async () => {
