@@ -155,6 +155,10 @@ describe('webhook endpoints: /webhooks', () => {
       await expect422({ url: 'https://hooks.acme.test:0/x', events: ['email.sent'] }, 'url', /port 0/);
       await expect422({ url: 'https://hooks.acme.test:65536/x', events: ['email.sent'] }, 'url', /absolute http\(s\) URL/);
       await expect422({ url: `https://hooks.acme.test/${'x'.repeat(3000)}`, events: ['email.sent'] }, 'url', /2048/);
+      // Names DNS cannot hold: refused as such, not as a lookup to try again.
+      for (const host of ['hooks..acme.test', `${'a'.repeat(64)}.acme.test`, `${'abcdefgh.'.repeat(28)}test`]) {
+        await expect422({ url: `https://${host}/x`, events: ['email.sent'] }, 'url', /host name DNS can hold/);
+      }
     });
 
     test('when events are missing, empty, unknown or webhook.test, then 422', async () => {

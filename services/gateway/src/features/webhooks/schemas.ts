@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { listQuery } from '../../http/pagination';
 import { dateTimeField, timestamp } from '../../schemas/common';
@@ -12,6 +13,9 @@ const MAX_DESCRIPTION_LENGTH = 500;
  * WHATWG URL does (host lower-cased, default port dropped). Whether its host is public is
  * checked afterwards, with DNS (`check-url-host.ts`).
  */
+/** An IPv4 address or a bracketed IPv6 one, as WHATWG URL writes a host. */
+const isIpLiteral = (hostname: string) => hostname.startsWith('[') || isIP(hostname) === 4;
+
 export const webhookUrl = z
   .string()
   .trim()
@@ -39,6 +43,15 @@ export const webhookUrl = z
           'must not contain a user name or password: the URL is shown in the endpoint and in every attempt of its log, where credentials would leak; check the signature of each delivery instead',
       });
       return z.NEVER;
+    }
+    // A name DNS cannot hold (an empty label, one over 63 octets, over 253 in all) could never be
+    // looked up: refused as such, not as a lookup to try again. IP literals are WHATWG's to check.
+    if (!isIpLiteral(url.hostname)) {
+      const name = url.hostname.replace(/\.$/, '');
+      if (name.length > 253 || name.split('.').some((label) => label.length === 0 || label.length > 63)) {
+        ctx.addIssue({ code: 'custom', message: `must have a host name DNS can hold (labels of 1–63 characters, 253 in all); ${url.hostname} is not one` });
+        return z.NEVER;
+      }
     }
     // The limit holds for the URL as stored and requested: percent-encoding can make a URL typed
     // with non-ASCII characters several times longer (é becomes %C3%A9).
