@@ -105,9 +105,6 @@ export const sendEmailSchema = z
   .superRefine((send, ctx) => {
     if (send.html === undefined && send.text === undefined) {
       ctx.addIssue({ code: 'custom', path: ['html'], message: 'html or text is required', params: { missing: true } });
-    } else if (!send.html && !send.text && !send.attachments?.length) {
-      // Present but empty, and nothing attached: the message would say nothing at all.
-      ctx.addIssue({ code: 'custom', path: [send.html === undefined ? 'text' : 'html'], message: 'html or text must not be empty (unless the email has attachments)' });
     }
     const total = send.to.length + (send.cc?.length ?? 0) + (send.bcc?.length ?? 0);
     if (total > MAX_RECIPIENTS) {
