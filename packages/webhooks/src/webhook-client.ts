@@ -241,6 +241,8 @@ function describeError(err: unknown, timeoutSeconds: number, cutStatus: number |
     return `No connection within ${timeoutSeconds} s (WEBHOOK_TIMEOUT_SECONDS): the host name lookup, the TCP connection or the TLS handshake did not complete.`;
   }
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+    // Its head came in time, its body did not: say which answer it was.
+    if (cutStatus !== null) return `The HTTP ${cutStatus} response did not end within ${timeoutSeconds} s (WEBHOOK_TIMEOUT_SECONDS).`;
     return `No answer within ${timeoutSeconds} s (WEBHOOK_TIMEOUT_SECONDS).`;
   }
   if (e.name === 'UnsafeWebhookHostError' && e.message) return e.message;
