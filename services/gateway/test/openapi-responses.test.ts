@@ -572,7 +572,7 @@ function receivedFixture(projectId: string, routeIds: string[], raw: Buffer, par
       inReplyTo: null,
       references: [],
       date: '2026-11-20T08:30:00.000Z',
-      authentication: { spf: { result: 'pass' }, dkim: [{ result: 'none' }], dmarc: { result: 'none' }, arc: { result: 'none' } },
+      authentication: { spf: { result: 'pass', domain: 'example.com' }, dkim: [], dmarc: { result: 'none', policy: null, domain: 'example.com' }, arc: { result: 'none' } },
     },
     attachments: [
       { filename: 'invoice.pdf', contentType: 'application/pdf', contentId: null, disposition: 'attachment', content: Buffer.from('%PDF-1.4 not really') },

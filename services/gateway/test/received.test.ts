@@ -22,7 +22,12 @@ const PARSED = {
   inReplyTo: '<orig-1@acme.example>',
   references: ['<orig-0@acme.example>', '<orig-1@acme.example>'],
   date: '2026-11-20T08:30:00.000Z',
-  authentication: { spf: { result: 'pass', domain: 'example.com' }, dkim: [{ result: 'pass', domain: 'example.com', selector: 's1' }], dmarc: { result: 'pass' }, arc: { result: 'none' } },
+  authentication: {
+    spf: { result: 'pass', domain: 'example.com' },
+    dkim: [{ result: 'pass', domain: 'example.com', selector: 's1', aligned: true }],
+    dmarc: { result: 'pass', policy: 'reject', domain: 'example.com' },
+    arc: { result: 'none' },
+  },
 };
 
 describe('received emails: /emails/received', () => {

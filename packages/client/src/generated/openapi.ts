@@ -1695,7 +1695,8 @@ export interface components {
             id: string;
             /** @description The first route of this project the recipients matched; null for mail that came in as feedback. */
             routeId: string | null;
-            from: components["schemas"]["MailAddress"];
+            /** @description The first From mailbox; null when the message has none. */
+            from: components["schemas"]["MailAddress"] | null;
             to: components["schemas"]["MailAddress"][];
             cc: components["schemas"]["MailAddress"][];
             replyTo: components["schemas"]["MailAddress"][];
@@ -1712,17 +1713,7 @@ export interface components {
             date: string | null;
             envelope: components["schemas"]["ReceivedEnvelope"];
             attachments: components["schemas"]["ReceivedAttachment"][];
-            /** @description SPF, DKIM, DMARC and ARC verdicts; null until the message is processed. */
-            authentication: {
-                /** @description As described under "Parsing and authentication" in the README. */
-                spf?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                dkim?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                dmarc?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                arc?: unknown;
-            } | null;
+            authentication: components["schemas"]["ReceivedAuthentication"];
             /** @description Size of the raw message in bytes. */
             size: number;
             /**
@@ -1739,7 +1730,7 @@ export interface components {
              * @example Alice
              */
             name: string | null;
-        } | null;
+        };
         ReceivedEnvelope: {
             /** @description MAIL FROM; empty for the null sender (bounces). */
             mailFrom: string;
@@ -1761,6 +1752,47 @@ export interface components {
             /** @description `attachment`, `inline`, or null when the part does not say. */
             disposition: string | null;
         };
+        /** @description SPF, DKIM, DMARC and ARC verdicts; null until the message is processed. */
+        ReceivedAuthentication: {
+            spf: {
+                /**
+                 * @description `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy` or `skipped`.
+                 * @example pass
+                 */
+                result: string;
+                /** @description The domain checked: the envelope sender’s, or the HELO name’s for the null sender. */
+                domain: string | null;
+            } | null;
+            /** @description One verdict per DKIM signature; empty when the message is unsigned. */
+            dkim: {
+                /**
+                 * @description `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy` or `skipped`.
+                 * @example pass
+                 */
+                result: string;
+                domain: string | null;
+                selector: string | null;
+                /** @description Whether the signing domain aligns with the From domain (DMARC). */
+                aligned: boolean;
+            }[] | null;
+            dmarc: {
+                /**
+                 * @description `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy` or `skipped`.
+                 * @example pass
+                 */
+                result: string;
+                /** @description The From domain’s published policy: `none`, `quarantine` or `reject`. */
+                policy: string | null;
+                domain: string | null;
+            } | null;
+            arc: {
+                /**
+                 * @description `pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy` or `skipped`.
+                 * @example pass
+                 */
+                result: string;
+            } | null;
+        } | null;
         ReceivedEmail: {
             /** @enum {string} */
             object: "received_email";
@@ -1768,7 +1800,8 @@ export interface components {
             id: string;
             /** @description The first route of this project the recipients matched; null for mail that came in as feedback. */
             routeId: string | null;
-            from: components["schemas"]["MailAddress"];
+            /** @description The first From mailbox; null when the message has none. */
+            from: components["schemas"]["MailAddress"] | null;
             to: components["schemas"]["MailAddress"][];
             cc: components["schemas"]["MailAddress"][];
             replyTo: components["schemas"]["MailAddress"][];
@@ -1785,17 +1818,7 @@ export interface components {
             date: string | null;
             envelope: components["schemas"]["ReceivedEnvelope"];
             attachments: components["schemas"]["ReceivedAttachment"][];
-            /** @description SPF, DKIM, DMARC and ARC verdicts; null until the message is processed. */
-            authentication: {
-                /** @description As described under "Parsing and authentication" in the README. */
-                spf?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                dkim?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                dmarc?: unknown;
-                /** @description As described under "Parsing and authentication" in the README. */
-                arc?: unknown;
-            } | null;
+            authentication: components["schemas"]["ReceivedAuthentication"];
             /** @description Size of the raw message in bytes. */
             size: number;
             /**
@@ -1953,21 +1976,8 @@ export interface components {
             /** @description The timeline, oldest first. */
             events: components["schemas"]["Event"][];
         };
-        Event: {
-            /** @example evt_01JD0000000000000000000000 */
-            id: string;
-            /** @enum {string} */
-            type: "email.sent" | "email.delivered" | "email.delivery_delayed" | "email.bounced" | "email.complained" | "email.failed" | "email.suppressed" | "email.opened" | "email.clicked" | "email.received" | "domain.updated";
-            /**
-             * Format: date-time
-             * @example 2026-11-21T10:00:00.000Z
-             */
-            created_at: string;
-            /** @description email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; open {ip_address, user_agent, is_bot} on email.opened and click {link, ip_address, user_agent, is_bot} on email.clicked (is_bot: a privacy proxy, prefetcher or link scanner); events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}. */
-            data: {
-                [key: string]: unknown;
-            };
-        };
+        /** @description An event of the timeline, in the same form as its webhook body; `type` says which `data` it has. */
+        Event: components["schemas"]["EmailSentEvent"] | components["schemas"]["EmailDeliveredEvent"] | components["schemas"]["EmailDeliveryDelayedEvent"] | components["schemas"]["EmailBouncedEvent"] | components["schemas"]["EmailComplainedEvent"] | components["schemas"]["EmailFailedEvent"] | components["schemas"]["EmailSuppressedEvent"] | components["schemas"]["EmailOpenedEvent"] | components["schemas"]["EmailClickedEvent"];
         LinkClicks: {
             /** @enum {string} */
             object: "link_clicks";

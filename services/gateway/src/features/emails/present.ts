@@ -1,18 +1,18 @@
 import { DELIVERY_STATUSES, WEBHOOK_EVENT_TYPES } from '@mailroom/core';
 import { type Email, type EmailEvent, type EmailRecipient, type LinkClicks, presentEvent } from '@mailroom/db';
 import { z } from 'zod';
+import { EVENT_PAYLOADS } from '../../openapi/event-payloads';
 import { timestamp } from '../../schemas/common';
 
 const status = z.enum(DELIVERY_STATUSES).meta({ id: 'DeliveryStatus' });
 
+// The types a sent email's timeline holds: its recipients' outcomes and engagement.
+const TIMELINE_TYPES = WEBHOOK_EVENT_TYPES.filter((type) => type.startsWith('email.') && type !== 'email.received');
+
+/** A timeline event: the one event form of DESIGN §5, each type with its own `data` (the webhook bodies' schemas). */
 const eventSchema = z
-  .object({
-    id: z.string().meta({ example: 'evt_01JD0000000000000000000000' }),
-    type: z.enum(WEBHOOK_EVENT_TYPES),
-    created_at: timestamp,
-    data: z.record(z.string(), z.unknown()).meta({ description: 'email_id, from, to, subject, tags, recipient, and attempt/smtp/bounce where they apply; open {ip_address, user_agent, is_bot} on email.opened and click {link, ip_address, user_agent, is_bot} on email.clicked (is_bot: a privacy proxy, prefetcher or link scanner); events from a bounce or complaint report received by mail also carry report {received_email_id, raw_url}.' }),
-  })
-  .meta({ id: 'Event' });
+  .union(TIMELINE_TYPES.map((type) => EVENT_PAYLOADS.get(type) as z.ZodType) as [z.ZodType, z.ZodType, ...z.ZodType[]])
+  .meta({ id: 'Event', description: 'An event of the timeline, in the same form as its webhook body; `type` says which `data` it has.' });
 
 const recipientSchema = z
   .object({

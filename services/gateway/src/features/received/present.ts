@@ -29,17 +29,26 @@ const envelopeSchema = z
   })
   .meta({ id: 'ReceivedEnvelope' });
 
-const verdict = z.unknown().meta({ description: 'As described under "Parsing and authentication" in the README.' });
+// The verdicts as the inbound processing stores them (README "Parsing and authentication").
+const authResult = z.string().meta({ description: '`pass`, `fail`, `softfail`, `neutral`, `none`, `temperror`, `permerror`, `policy` or `skipped`.', example: 'pass' });
 const authenticationSchema = z
-  .object({ spf: verdict, dkim: verdict, dmarc: verdict, arc: verdict })
+  .object({
+    spf: z.object({ result: authResult, domain: z.string().nullable().meta({ description: 'The domain checked: the envelope sender’s, or the HELO name’s for the null sender.' }) }).nullable(),
+    dkim: z
+      .array(z.object({ result: authResult, domain: z.string().nullable(), selector: z.string().nullable(), aligned: z.boolean().meta({ description: 'Whether the signing domain aligns with the From domain (DMARC).' }) }))
+      .nullable()
+      .meta({ description: 'One verdict per DKIM signature; empty when the message is unsigned.' }),
+    dmarc: z.object({ result: authResult, policy: z.string().nullable().meta({ description: 'The From domain’s published policy: `none`, `quarantine` or `reject`.' }), domain: z.string().nullable() }).nullable(),
+    arc: z.object({ result: authResult }).nullable(),
+  })
   .nullable()
-  .meta({ description: 'SPF, DKIM, DMARC and ARC verdicts; null until the message is processed.' });
+  .meta({ id: 'ReceivedAuthentication', description: 'SPF, DKIM, DMARC and ARC verdicts; null until the message is processed.' });
 
 const summaryShape = {
   object: z.literal('received_email'),
   id: z.string().meta({ example: 'inb_01KAQ8D1E2F3G4H5J6K7M8N9P0' }),
   routeId: z.string().nullable().meta({ description: 'The first route of this project the recipients matched; null for mail that came in as feedback.' }),
-  from: mailAddress.nullable(),
+  from: z.union([mailAddress, z.null()]).meta({ description: 'The first From mailbox; null when the message has none.' }),
   to: z.array(mailAddress),
   cc: z.array(mailAddress),
   replyTo: z.array(mailAddress),
@@ -90,9 +99,21 @@ function toHeaders(value: unknown): { name: string; value: string }[] {
   }));
 }
 
+const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+const result = (value: Record<string, unknown>): string => text(value.result) ?? 'none';
+
+/** The stored verdicts in the documented shape, each field there (null when the row lacks it). */
 function toAuthentication(value: unknown): Summary['authentication'] {
   if (!isRecord(value)) return null;
-  return { spf: value.spf ?? null, dkim: value.dkim ?? null, dmarc: value.dmarc ?? null, arc: value.arc ?? null };
+  const { spf, dkim, dmarc, arc } = value;
+  return {
+    spf: isRecord(spf) ? { result: result(spf), domain: text(spf.domain) } : null,
+    dkim: Array.isArray(dkim)
+      ? dkim.filter(isRecord).map((d) => ({ result: result(d), domain: text(d.domain), selector: text(d.selector), aligned: d.aligned === true }))
+      : null,
+    dmarc: isRecord(dmarc) ? { result: result(dmarc), policy: text(dmarc.policy), domain: text(dmarc.domain) } : null,
+    arc: isRecord(arc) ? { result: result(arc) } : null,
+  };
 }
 
 const presentAttachment = (a: ReceivedAttachmentInfo): z.infer<typeof attachmentSchema> => ({
