@@ -1,3 +1,4 @@
+import { checkMaxRetries, checkTimeoutMs, idempotencyKeyHeader, pathSegment } from './checks.ts';
 import { MailroomConnectionError, MailroomError, type MailroomErrorName, MailroomTimeoutError } from './errors.ts';
 import type { ListItem, Method, Operation, PathFor, PathParams, QueryParams, RequestBody, SuccessBody } from './operation-types.ts';
 import type { paths } from './generated/openapi.ts';
@@ -68,7 +69,8 @@ export class HttpClient {
 
   private async request<T>(method: Method, template: keyof paths, init: AnyInit, options: RequestOptions, read: (res: Response) => Promise<T>): Promise<T> {
     const url = this.url(template, init);
-    const maxRetries = options.maxRetries ?? this.options.maxRetries;
+    const maxRetries = options.maxRetries === undefined ? this.options.maxRetries : checkMaxRetries(options.maxRetries, 'maxRetries');
+    if (options.timeoutMs !== undefined) checkTimeoutMs(options.timeoutMs, 'timeoutMs');
     const idempotencyKey = options.idempotencyKey ?? (init.send && maxRetries > 0 ? generateIdempotencyKey() : undefined);
     const headers = this.headers(init.body !== undefined, idempotencyKey);
     const body = init.body === undefined ? undefined : JSON.stringify(init.body);
@@ -126,11 +128,7 @@ export class HttpClient {
 
   private url(template: string, init: AnyInit): string {
     const params = (init.params ?? {}) as Record<string, unknown>;
-    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => {
-      const value = params[name];
-      if (typeof value !== 'string' || value === '') throw new TypeError(`Missing the path parameter "${name}" for ${template}.`);
-      return encodeURIComponent(value);
-    });
+    const path = template.replace(/\{(\w+)\}/g, (_, name: string) => pathSegment(params[name], name, template));
     const search = new URLSearchParams();
     for (const [name, value] of Object.entries((init.query ?? {}) as Record<string, unknown>)) {
       if (value !== undefined && value !== null) search.append(name, String(value));
@@ -142,7 +140,7 @@ export class HttpClient {
   private headers(hasBody: boolean, idempotencyKey: string | undefined): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `mailroom-client-js/${VERSION}` };
     if (hasBody) headers['content-type'] = 'application/json';
-    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKey;
+    if (idempotencyKey !== undefined) headers['idempotency-key'] = idempotencyKeyHeader(idempotencyKey);
     const credentials = this.options.credentials;
     if (credentials && 'apiToken' in credentials) headers.authorization = `Bearer ${credentials.apiToken}`;
     else if (credentials) {

@@ -1,3 +1,4 @@
+import { checkCredential, checkMaxRetries, checkTimeoutMs } from './checks.ts';
 import { type Credentials, HttpClient } from './http-client.ts';
 import type { Operation, RequestBody, SuccessBody } from './operation-types.ts';
 import { type ClientSettings, DEFAULT_BASE_URL, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, type RequestOptions } from './request-options.ts';
@@ -92,10 +93,8 @@ function httpClient(settings: ClientSettings, credentials: Credentials): HttpCli
   if (!/^https?:\/\/[^/]/.test(baseUrl)) {
     throw new TypeError(`Mailroom: baseUrl must be an http(s) URL such as "https://mail.example.com"; got ${JSON.stringify(baseUrl)}.`);
   }
-  const timeoutMs = settings.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) throw new TypeError('Mailroom: timeoutMs must be a positive number of milliseconds.');
-  const maxRetries = settings.maxRetries ?? DEFAULT_MAX_RETRIES;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) throw new TypeError('Mailroom: maxRetries must be a whole number, 0 or more (0 turns retries off).');
+  const timeoutMs = checkTimeoutMs(settings.timeoutMs ?? DEFAULT_TIMEOUT_MS, 'timeoutMs');
+  const maxRetries = checkMaxRetries(settings.maxRetries ?? DEFAULT_MAX_RETRIES, 'maxRetries');
   if (typeof (settings.fetch ?? globalThis.fetch) !== 'function') throw new TypeError('Mailroom: no fetch on this platform; pass one as the `fetch` option.');
   return new HttpClient({
     baseUrl: baseUrl.replace(/\/+$/, ''),
@@ -116,7 +115,7 @@ function credentialsOf(options: MailroomOptions): Credentials {
   }
   if (given(apiToken)) {
     if (typeof apiToken !== 'string' || apiToken === '') throw new TypeError('Mailroom: apiToken must be a non-empty string (an API key, mr_…).');
-    return { apiToken };
+    return { apiToken: checkCredential(apiToken, 'apiToken') };
   }
   if (!given(sessionToken)) {
     throw new TypeError(
@@ -130,5 +129,5 @@ function credentialsOf(options: MailroomOptions): Credentials {
   if (typeof projectId !== 'string' || !projectId.startsWith('proj_')) {
     throw new TypeError(`Mailroom: projectId must be a project id beginning with "proj_"; got ${JSON.stringify(projectId)}.`);
   }
-  return { sessionToken, projectId };
+  return { sessionToken: checkCredential(sessionToken, 'sessionToken'), projectId: checkCredential(projectId, 'projectId') };
 }

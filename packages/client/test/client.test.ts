@@ -74,9 +74,34 @@ describe('constructing a client', () => {
     ['a project without a session', { projectId: 'proj_1' }, /projectId was given without sessionToken/],
     ['a baseUrl that is not http(s)', { apiToken: 'mr_x', baseUrl: 'localhost:3000' }, /baseUrl must be an http\(s\) URL/],
     ['negative retries', { apiToken: 'mr_x', maxRetries: -1 }, /maxRetries must be a whole number/],
+    ['endless retries', { apiToken: 'mr_x', maxRetries: Number.POSITIVE_INFINITY }, /maxRetries must be a whole number/],
+    // setTimeout fires at once past 2^31 - 1 ms: "no timeout" would have been "always time out".
+    ['an endless timeout', { apiToken: 'mr_x', timeoutMs: Number.POSITIVE_INFINITY }, /timeoutMs must be a number of milliseconds from 1 to 2147483647/],
+    ['a timeout past the longest timer', { apiToken: 'mr_x', timeoutMs: 2 ** 31 }, /timeoutMs must be/],
+    ['a zero timeout', { apiToken: 'mr_x', timeoutMs: 0 }, /timeoutMs must be/],
+    ['a token with a non-ASCII character', { apiToken: 'mr_tök€n' }, /apiToken holds characters no apiToken has/],
+    ['a token with a line break', { apiToken: 'mr_x\r\nX-Evil: 1' }, /apiToken holds characters/],
+    ['a session token with a space', { sessionToken: 'ey J', projectId: 'proj_1' }, /sessionToken holds characters/],
   ])('when given %s, then it throws a TypeError saying what is wrong', (_, options, message) => {
     expect(() => new Mailroom(options as any)).toThrow(TypeError);
     expect(() => new Mailroom(options as any)).toThrow(message);
+  });
+
+  test('when a call is given an id of "." or "..", a bad per-call timeout or retry count, or a key with a line break, then it throws a TypeError and sends nothing', async () => {
+    const calls: string[] = [];
+    const client = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (input) => (calls.push(String(input)), new Response('{}')) });
+    await expect(client.routes.get('.')).rejects.toThrow(/cannot be "\."/);
+    await expect(client.members.update('proj_1', '..', { role: 'member' })).rejects.toThrow(/cannot be "\.\."/);
+    await expect(client.emails.cancel('..')).rejects.toThrow(TypeError);
+    await expect(client.routes.list({}, { timeoutMs: -5 })).rejects.toThrow(/timeoutMs must be/);
+    await expect(client.routes.list({}, { maxRetries: Number.POSITIVE_INFINITY })).rejects.toThrow(/maxRetries must be/);
+    await expect(client.emails.send({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't' }, { idempotencyKey: 'k\r\nx' })).rejects.toThrow(/idempotencyKey must be/);
+    expect(calls).toEqual([]);
+    // A key of any other text goes as its UTF-8 bytes, as the gateway reads it.
+    const sent: (string | null)[] = [];
+    const keyed = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (_input, init) => (sent.push(new Headers(init?.headers).get('idempotency-key')), new Response('{"id":"em_1"}')) });
+    await keyed.emails.send({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't' }, { idempotencyKey: 'commande-é' });
+    expect(sent.map((k) => k && Buffer.from(k, 'latin1').toString('utf8'))).toEqual(['commande-é']);
   });
 
   test('when it calls the API, then it sends the headers of its authentication mode and a User-Agent naming the client', async () => {
