@@ -115,8 +115,8 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
   // Compiled once, on the first recipient that is really delivered: test addresses need no message.
   const skeleton = () =>
     (compiled ??= email.hasAttachments
-      ? deps.store.attachments(email.id).then((a) => MessageSkeleton.build(email, a, { varyHtml }))
-      : MessageSkeleton.build(email, [], { varyHtml }));
+      ? deps.store.attachments(email.id).then((a) => unbuildableOnFailure(MessageSkeleton.build(email, a, { varyHtml })))
+      : unbuildableOnFailure(MessageSkeleton.build(email, [], { varyHtml })));
   const signer = signing ? new MessageSigner(signing.key) : null;
   const queue = [...email.due];
   const worker = async () => {
@@ -126,9 +126,7 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
       await recorded;
       const startedAt = new Date();
       const simulated = simulateOutcome(recipient.address, recipient.attempts);
-      const delivery = simulated
-        ? simulated.delivery
-        : await deps.deliverer.deliver(await message(recipient));
+      const delivery = simulated ? simulated.delivery : await deliverTo(recipient);
       const endedAt = new Date();
       const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
       const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
@@ -143,9 +141,22 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
   const message = async (recipient: DueRecipient): Promise<DeliveryRequest> => ({
     envelopeFrom: deps.verp.returnPath(recipient.id, signing?.returnPathDomain),
     recipient: recipient.address,
-    raw: await (await skeleton()).forRecipient(recipient, personalize ?? undefined),
+    raw: await unbuildableOnFailure((await skeleton()).forRecipient(recipient, personalize ?? undefined)),
     sign: signer ? (raw) => signer.sign(raw) : undefined,
   });
+  // A message that cannot be built never will be: its recipients bounce, rather than the job
+  // failing and being tried again for ever. Anything else (PostgreSQL, a lease) fails the job.
+  const deliverTo = async (recipient: DueRecipient): Promise<DeliveryOutcome> => {
+    let request: DeliveryRequest;
+    try {
+      request = await message(recipient);
+    } catch (err) {
+      if (!(err instanceof UnbuildableMessageError)) throw err;
+      deps.logger.error({ err: err.cause, emailId: email.id }, 'message could not be built; its recipients bounce');
+      return { kind: 'bounced', smtp: { code: null, enhancedCode: '5.6.0', message: err.message }, bounceType: 'soft', suppress: false };
+    }
+    return deps.deliverer.deliver(request);
+  };
   await settleAll(Array.from({ length: Math.min(RECIPIENT_PARALLELISM, email.due.length) }, worker));
 }
 
@@ -195,6 +206,19 @@ function complaint(email: OutgoingEmail, recipient: DueRecipient, deliveredAt: D
   // A millisecond later, so the timeline keeps it after the delivery.
   return { email, recipient, outcome: { kind: 'complained', detail: 'Simulated complaint (sandbox)' }, at: new Date(deliveredAt.getTime() + 1) };
 }
+
+/** Building or personalizing the message failed: the same email would fail the same way every time. */
+class UnbuildableMessageError extends Error {
+  override readonly name = 'UnbuildableMessageError';
+  constructor(cause: unknown) {
+    super(`Mailroom could not build the message: ${cause instanceof Error ? cause.message : String(cause)}`.slice(0, 500), { cause });
+  }
+}
+
+const unbuildableOnFailure = <T>(building: Promise<T>): Promise<T> =>
+  building.catch((err: unknown) => {
+    throw new UnbuildableMessageError(err);
+  });
 
 /** Waits for every task, then throws the first failure: nothing is left running behind a rejection. */
 async function settleAll(tasks: Promise<unknown>[]): Promise<void> {

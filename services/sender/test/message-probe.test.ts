@@ -224,6 +224,16 @@ describe('messages as the receiving world judges them', () => {
     await expectDkimPass(copy);
   });
 
+  test('when the HTML is empty (alone, beside a text, with tracking on), then the email is delivered: an empty HTML is no HTML part, never a send stuck in queued', async () => {
+    for (const body of [{ html: '' }, { html: '', text: 'Just text' }, { html: '', text: '' }, { html: '', trackOpens: true, trackClicks: true }]) {
+      const [copy] = (await send({ to: 'nohtml@example.com', ...body })).copies as [SinkMessage];
+      expect([body, fieldValues(copy.raw, 'Content-Type').some((v) => /text\/html/i.test(v))]).toEqual([body, false]);
+      const parsed = await simpleParser(copy.raw);
+      expect([body, (parsed.text ?? '').trim()]).toEqual([body, ('text' in body ? body.text : '') ?? '']);
+      await expectDkimPass(copy);
+    }
+  });
+
   test('when attachments have non-ASCII names, given and guessed types, an inline image and an empty file, then parsers read each name and byte exactly', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const attachments = [

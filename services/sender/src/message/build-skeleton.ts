@@ -49,7 +49,8 @@ export class MessageSkeleton {
    * whole, as it is sent, and every recipient gets that one Buffer: the split costs nothing then.
    */
   static async build(given: OutgoingEmail, attachments: readonly OutgoingAttachment[], options: { varyHtml?: boolean } = {}): Promise<MessageSkeleton> {
-    const email = { ...given, html: withoutBareCr(given.html), text: given.text === null ? null : withCrlf(given.text) };
+    // An empty HTML body is no HTML part (nodemailer cannot build an empty one); an empty text is an empty text part.
+    const email = { ...given, html: given.html === '' ? null : withoutBareCr(given.html), text: given.text === null ? null : withCrlf(given.text) };
     if (email.html === null || options.varyHtml === false) {
       const html = email.html === null ? null : { content: withCrlf(email.html) };
       return new MessageSkeleton(await compile(email, attachments, html), Buffer.alloc(0), null);
