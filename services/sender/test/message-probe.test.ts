@@ -234,6 +234,33 @@ describe('messages as the receiving world judges them', () => {
     }
   });
 
+  test('when a forwarded message has a line over 998 octets, then it goes as application/octet-stream in base64, byte for byte, and no line of the mail is too long; a short one stays message/rfc822', async () => {
+    const long = Buffer.from(`Subject: fwd\r\n\r\n${'x'.repeat(1_210)}\r\n`);
+    const short = Buffer.from('Subject: fwd\r\n\r\nshort\r\n');
+    const { copies } = await send({
+      to: 'fwd@example.com',
+      text: 'Forwarded',
+      attachments: [
+        { filename: 'long.eml', content: long.toString('base64') },
+        { filename: 'long2', content: long.toString('base64'), contentType: 'message/rfc822' },
+        { filename: 'short.eml', content: short.toString('base64') },
+      ],
+    });
+    const [copy] = copies as [SinkMessage];
+    expect(Math.max(...copy.raw.toString('latin1').split('\r\n').map((line) => line.length))).toBeLessThanOrEqual(998);
+    // As declared in the part's own header (mailparser would guess message/rfc822 again from a .eml name).
+    const partTypes = [...copy.raw.toString('latin1').matchAll(/^Content-Type: ([^\r\n]*(?:\r\n[ \t][^\r\n]*)*)/gim)].map((m) => (m[1] as string).replace(/\s+/g, ' '));
+    const declared = partTypes.filter((v) => /name=/.test(v));
+    expect(declared).toEqual(['application/octet-stream; name=long.eml', 'application/octet-stream; name=long2', 'message/rfc822; name=short.eml']);
+    const parsed = await simpleParser(copy.raw);
+    expect(parsed.attachments.map((a) => [a.filename, a.content.equals(a.filename === 'short.eml' ? short : long)])).toEqual([
+      ['long.eml', true],
+      ['long2', true],
+      ['short.eml', true],
+    ]);
+    await expectDkimPass(copy);
+  });
+
   test('when attachments have non-ASCII names, given and guessed types, an inline image and an empty file, then parsers read each name and byte exactly', async () => {
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
     const attachments = [

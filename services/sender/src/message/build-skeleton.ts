@@ -165,8 +165,34 @@ export function listIdText(value: string): string {
  * line breaks are made CRLF here, exactly as the wire would, so the signed bytes are the ones sent.
  */
 function attachmentContent(attachment: OutgoingAttachment): Buffer {
+  return isMessageType(attachmentType(attachment) ?? detectMimeType(attachment.filename)) ? withCrlfLineBreaks(attachment.content) : attachment.content;
+}
+
+const isMessageType = (type: string | null) => type !== null && /^message\//i.test(type);
+
+/**
+ * The type an attachment is sent as when it is not left to nodemailer's guess from its name (null):
+ * its own.
+ * A message/* part may not be base64 (RFC 2046 §5.2.1), so it goes as 7bit or 8bit, whose lines
+ * are at most 998 octets (RFC 5322 §2.1.1): a forwarded message with a longer line goes as
+ * application/octet-stream, base64, rather than be refused by receivers ("line too long").
+ */
+function attachmentType(attachment: OutgoingAttachment): string | null {
   const type = attachment.contentType ?? detectMimeType(attachment.filename);
-  return /^message\//i.test(type) ? withCrlfLineBreaks(attachment.content) : attachment.content;
+  if (!isMessageType(type) || !hasLineOver(attachment.content, 998)) return attachment.contentType;
+  return 'application/octet-stream';
+}
+
+/** Whether a line of `content` (ended by LF, CR or CRLF) is longer than `max` octets. */
+function hasLineOver(content: Buffer, max: number): boolean {
+  let start = 0;
+  for (let i = 0; i < content.length; i++) {
+    const byte = content[i];
+    if (byte !== 0x0a && byte !== 0x0d) continue;
+    if (i - start > max) return true;
+    start = i + 1;
+  }
+  return content.length - start > max;
 }
 
 /** `content` with each bare CR, bare LF (and CRLF) written CRLF; the same Buffer when there is none. */
@@ -205,7 +231,7 @@ function compile(
     attachments: attachments.map((a) => ({
       filename: a.filename,
       content: attachmentContent(a),
-      ...(a.contentType ? { contentType: a.contentType } : {}),
+      ...(attachmentType(a) ? { contentType: attachmentType(a) } : {}),
       // With a Content-ID it is shown in the HTML (inline); without one it is an attachment,
       // which nodemailer would otherwise make a forwarded message (message/rfc822) inline.
       ...(a.contentId ? { cid: a.contentId } : { contentDisposition: 'attachment' as const }),

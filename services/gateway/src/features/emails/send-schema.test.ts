@@ -31,3 +31,17 @@ describe('sendEmailSchema: html and text', () => {
     for (const body of [{ text: '' }, { html: '' }, { html: '<p>Hi</p>', text: '' }]) expect(sendEmailSchema.safeParse({ ...base, ...body }).success).toBe(true);
   });
 });
+
+describe('sendEmailSchema: attachments[].contentType', () => {
+  test.each(['multipart/mixed', 'Multipart/Alternative', 'multipart/related'])('when it is %s, then the send is refused naming the field: an attachment is one part', (contentType) => {
+    const parsed = send({ contentType });
+    expect(parsed.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['attachments.0.contentType', expect.stringMatching(/^cannot be multipart\/\*/)],
+    ]);
+  });
+
+  test.each(['application/pdf', 'message/rfc822', 'text/calendar'])('when it is %s, then it is kept', (contentType) => {
+    const parsed = send({ contentType });
+    expect(parsed.success && parsed.data.attachments?.[0]?.contentType).toBe(contentType);
+  });
+});

@@ -64,7 +64,12 @@ const contentField = z.union([
 const attachmentField = z.object({
   filename: z.string().min(1).max(255).refine(noLineBreaks, NO_LINE_BREAKS),
   content: contentField,
-  contentType: z.string().regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as "application/pdf"').optional(),
+  contentType: z
+    .string()
+    .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a MIME type such as "application/pdf"')
+    // A multipart needs a boundary and parts of its own (RFC 2046 §5.1.1): an attachment's bytes cannot be one.
+    .refine((type) => !/^multipart\//i.test(type), 'cannot be multipart/*: an attachment is one part; attach the file as application/octet-stream, or as message/rfc822 for a whole message')
+    .optional(),
   // A Content-ID is a msg-id (RFC 2392), in a header that is ASCII without SMTPUTF8 (RFC 5322 §2.2):
   // non-ASCII went out as raw 8-bit bytes there, and control characters are dropped by nodemailer,
   // so the part no longer matched the HTML's cid: reference.
