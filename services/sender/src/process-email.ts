@@ -153,7 +153,7 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
     } catch (err) {
       if (!(err instanceof UnbuildableMessageError)) throw err;
       deps.logger.error({ err: err.cause, emailId: email.id }, 'message could not be built; its recipients bounce');
-      return { kind: 'bounced', smtp: { code: null, enhancedCode: '5.6.0', message: err.message }, bounceType: 'soft', suppress: false };
+      return { kind: 'bounced', smtp: { code: null, enhancedCode: '5.6.0', message: err.message }, bounceType: 'hard', suppress: false, code: '5.6.0' };
     }
     return deps.deliverer.deliver(request);
   };
@@ -236,7 +236,7 @@ function toRecipientOutcome(
     case 'delivered':
       return { kind: 'delivered', smtp: replyData(delivery.smtp) };
     case 'bounced':
-      return { kind: 'bounced', smtp: replyData(delivery.smtp), bounceType: delivery.bounceType, suppress: delivery.suppress };
+      return { kind: 'bounced', smtp: replyData(delivery.smtp), bounceType: delivery.bounceType, suppress: delivery.suppress, code: delivery.code ?? delivery.smtp.enhancedCode };
     case 'deferred': {
       const smtp = delivery.smtp ? replyData(delivery.smtp) : null;
       const next = nextAttemptAt(schedule, { ...attempt, retryAfterSeconds: delivery.retryAfterSeconds });

@@ -359,6 +359,7 @@ describe('Deliverer', () => {
         smtp: { code: 550, enhancedCode: '5.1.1', message: '<x@example.test>: no such user' },
         bounceType: 'hard',
         suppress: true,
+        code: '5.1.1',
       });
     });
 

@@ -131,6 +131,7 @@ describe('8-bit content toward a next hop without 8BITMIME', () => {
       bounceType: 'hard',
       suppress: false,
       smtp: { code: null, enhancedCode: '5.6.3', message: expect.stringMatching(/no 8BITMIME .* header field has 8-bit bytes \(that needs SMTPUTF8/) },
+      code: '5.6.3',
     });
     expect(mx.mails).toEqual([]);
     expect(mx.messages).toEqual([]);

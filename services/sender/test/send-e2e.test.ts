@@ -13,6 +13,7 @@ function rules(recipient: string, attempt: number) {
   if (local.startsWith('slow')) return { code: 451, message: '4.3.0 Temporary failure' };
   if (local.startsWith('bounce')) return { code: 550, message: '5.1.1 No such user' };
   if (local.startsWith('policy')) return { code: 550, message: '5.7.1 Message rejected by policy' };
+  if (local.startsWith('nouser')) return { code: 550, message: 'No such user here' };
   return { code: 250, message: 'OK' };
 }
 
@@ -135,6 +136,15 @@ describe('sending through a smarthost', () => {
     expect(suppressed.status).toBe('suppressed');
     expect(types(suppressed)).toEqual(['email.suppressed']);
     expect(sink.attempts('bounce-1@example.test')).toBe(1);
+  });
+
+  test('when the server answers 550 with no enhanced code ("No such user here"), then bounce.code is the 5.1.1 it was judged by, smtp keeps the reply as given, and the address is suppressed', async () => {
+    const id = (await s.api.post('/emails', { ...base, to: 'nouser-1@example.test' })).body.id;
+    const bounced = await waitForEmail(s.api, id, isFinished);
+    expect(bounced.events.find((e: any) => e.type === 'email.bounced')).toMatchObject({
+      data: { bounce: { type: 'hard', code: '5.1.1', message: 'No such user here' }, smtp: { code: 550, enhanced_code: null, message: 'No such user here' } },
+    });
+    expect((await s.api.get('/suppressions/nouser-1@example.test')).status).toBe(200);
   });
 
   test('when recipients meet different fates, then each has its own status and the email summarises them', async () => {

@@ -10,7 +10,7 @@ export type RecipientOutcome =
   | { kind: 'delivered'; smtp: SmtpReplyData }
   | { kind: 'deferred'; smtp: SmtpReplyData | null; error: string; nextAttemptAt: Date }
   | { kind: 'failed'; smtp: SmtpReplyData | null; error: string }
-  | { kind: 'bounced'; smtp: SmtpReplyData; bounceType: 'hard' | 'soft' | 'policy'; suppress: boolean }
+  | { kind: 'bounced'; smtp: SmtpReplyData; bounceType: 'hard' | 'soft' | 'policy'; suppress: boolean; code?: string | null }
   | { kind: 'suppressed' };
 
 /** What a report after the attempt says: a DSN (bounced or delayed), an ARF complaint, a simulated complaint. */
@@ -183,7 +183,8 @@ function outcomeData(outcome: RecipientOutcome | FeedbackOutcome, attempt: numbe
     case 'failed':
       return { attempt, smtp: outcome.smtp ?? { code: null, enhanced_code: null, message: outcome.error } };
     case 'bounced':
-      return { attempt, smtp: outcome.smtp, bounce: { type: outcome.bounceType, code: outcome.smtp.enhanced_code, message: outcome.smtp.message } };
+      // `code`: the status the bounce was judged by, read from the reply's text when it carried none ("550 No such user" is 5.1.1).
+      return { attempt, smtp: outcome.smtp, bounce: { type: outcome.bounceType, code: ('code' in outcome ? outcome.code : null) ?? outcome.smtp.enhanced_code, message: outcome.smtp.message } };
     case 'complained':
     case 'suppressed':
       return {};

@@ -127,6 +127,7 @@ describe('classifySmtpResult', () => {
       bounceType: 'hard',
       suppress: false,
       smtp: { code: null, enhancedCode: '5.6.3', message: error.message },
+      code: '5.6.3',
     });
     expect(isNextHopFailure(error)).toBe(true); // direct delivery tries the next MX, which may offer 8BITMIME
   });

@@ -160,7 +160,7 @@ export function classifyReply(
   // report by mail is. The reply keeps the codes it came with.
   const enhancedCode = replyStatus(reply.code, reply.enhancedCode, reply.message);
   const { bounceType, suppress } = bounceClass(enhancedCode, context.senderRejected === true);
-  return { kind: 'bounced', smtp: reply, bounceType, suppress };
+  return { kind: 'bounced', smtp: reply, bounceType, suppress, code: enhancedCode };
 }
 
 function bounceClass(enhancedCode: string | null, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {

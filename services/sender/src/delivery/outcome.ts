@@ -21,4 +21,11 @@ export type DeliveryOutcome =
   /** Try again later: a 4xx reply, or a connection, DNS or timeout failure (`smtp` null then). */
   | { kind: 'deferred'; smtp: SmtpReply | null; error: string; retryAfterSeconds: number | null }
   /** Permanent failure. `suppress` is true only when the address itself does not exist (5.1.x). */
-  | { kind: 'bounced'; smtp: SmtpReply; bounceType: BounceType; suppress: boolean };
+  | {
+      kind: 'bounced';
+      smtp: SmtpReply;
+      bounceType: BounceType;
+      suppress: boolean;
+      /** The enhanced status it was judged by: the reply's, or read from its text when it had none. */
+      code?: string | null;
+    };
