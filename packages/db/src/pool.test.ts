@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createTestDatabase, type TestDatabase, withAdminClient } from '../../../test/support/databases';
 import { createDatabase, type Database } from './client';
-import { createPool, type Pool } from './pool';
+import { createPool, type Pool, withTryLock } from './pool';
 
 // A server whose `timezone` is not UTC (initdb copies the host's zone): Tokyo, UTC+9, no daylight saving.
 let db: TestDatabase;
@@ -51,5 +51,36 @@ describe('reading a timestamp in a process whose TZ is not UTC', () => {
     })`;
     const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { env: { ...process.env, TZ: 'Asia/Tokyo' }, encoding: 'utf8' });
     expect(JSON.parse(out)).toEqual({ at: '2026-11-23T10:00:00.123Z', far: 'Infinity', offset: -540 });
+  });
+});
+
+describe('withTryLock', () => {
+  test('when two callers want one lock at once, then one runs and the other is told at once; afterwards, and after a failure, it is free again', async () => {
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = withTryLock(pool, 'probe-lock', async () => {
+      await held;
+      return 'first';
+    });
+    // The first has taken it once its work is waiting; a second pool (another replica) asks meanwhile.
+    const other = createPool(db.url, 1);
+    try {
+      for (let i = 0; i < 50; i++) {
+        const { rows } = await pool.query<{ n: number }>({ text: "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND granted" });
+        if ((rows[0]?.n ?? 0) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(await withTryLock(other, 'probe-lock', async () => 'second')).toEqual({ locked: false });
+      expect(await withTryLock(other, 'another-lock', async () => 'other key')).toEqual({ locked: true, value: 'other key' });
+      release();
+      expect(await first).toEqual({ locked: true, value: 'first' });
+      await expect(withTryLock(other, 'probe-lock', async () => Promise.reject(new Error('work failed')))).rejects.toThrow('work failed');
+      expect(await withTryLock(pool, 'probe-lock', async () => 'again')).toEqual({ locked: true, value: 'again' });
+    } finally {
+      release();
+      await other.end();
+    }
   });
 });

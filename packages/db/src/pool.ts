@@ -76,21 +76,24 @@ export async function withTryLock<T>(pool: Pool, key: string, work: () => Promis
   const hash = createHash('sha256').update(key).digest();
   const ids = [hash.readInt32BE(0), hash.readInt32BE(4)];
   const client = await pool.connect();
+  // Set when the lock's own statements fail: the connection is dropped then (which unlocks it).
   let broken: Error | undefined;
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS locked', ids);
-    if (!rows[0]?.locked) return { locked: false };
+    const locked = await client
+      .query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::int, $2::int) AS locked', ids)
+      .then(({ rows }) => rows[0]?.locked === true)
+      .catch((err: Error) => {
+        broken = err;
+        throw err;
+      });
+    if (!locked) return { locked: false };
     try {
       return { locked: true, value: await work() };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1::int, $2::int)', ids).catch((err: Error) => {
-        // Not unlocked: the connection is dropped, which unlocks it.
         broken = err;
       });
     }
-  } catch (err) {
-    broken ??= err as Error;
-    throw err;
   } finally {
     client.release(broken);
   }

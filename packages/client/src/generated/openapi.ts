@@ -4783,7 +4783,8 @@ export interface operations {
                      *               {
                      *                 "result": "pass",
                      *                 "domain": "example.com",
-                     *                 "selector": "s1"
+                     *                 "selector": "s1",
+                     *                 "aligned": true
                      *               }
                      *             ],
                      *             "dmarc": {
@@ -5003,7 +5004,8 @@ export interface operations {
                      *           {
                      *             "result": "pass",
                      *             "domain": "example.com",
-                     *             "selector": "s1"
+                     *             "selector": "s1",
+                     *             "aligned": true
                      *           }
                      *         ],
                      *         "dmarc": {

@@ -154,7 +154,7 @@ const receivedSummary = {
   attachments: [{ id: ATTACHMENT_ID, filename: 'screenshot.png', contentType: 'image/png', size: 48213, contentId: null, disposition: 'attachment' }],
   authentication: {
     spf: { result: 'pass', domain: 'example.com' },
-    dkim: [{ result: 'pass', domain: 'example.com', selector: 's1' }],
+    dkim: [{ result: 'pass', domain: 'example.com', selector: 's1', aligned: true }],
     dmarc: { result: 'pass', policy: 'reject', domain: 'example.com' },
     arc: { result: 'none' },
   },
