@@ -183,6 +183,8 @@ function attachmentType(attachment: OutgoingAttachment): string | null {
   return 'application/octet-stream';
 }
 
+const withContentType = (contentType: string | null) => (contentType ? { contentType } : {});
+
 /** Whether a line of `content` (ended by LF, CR or CRLF) is longer than `max` octets. */
 function hasLineOver(content: Buffer, max: number): boolean {
   let start = 0;
@@ -231,7 +233,7 @@ function compile(
     attachments: attachments.map((a) => ({
       filename: a.filename,
       content: attachmentContent(a),
-      ...(attachmentType(a) ? { contentType: attachmentType(a) } : {}),
+      ...withContentType(attachmentType(a)),
       // With a Content-ID it is shown in the HTML (inline); without one it is an attachment,
       // which nodemailer would otherwise make a forwarded message (message/rfc822) inline.
       ...(a.contentId ? { cid: a.contentId } : { contentDisposition: 'attachment' as const }),
