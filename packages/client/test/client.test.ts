@@ -89,7 +89,11 @@ describe('constructing a client', () => {
 
   test('when a call is given an id of "." or "..", a bad per-call timeout or retry count, or a key with a line break, then it throws a TypeError and sends nothing', async () => {
     const calls: string[] = [];
-    const client = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (input) => (calls.push(String(input)), new Response('{}')) });
+    const client = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (input) => {
+        calls.push(String(input));
+        return new Response('{}');
+      },
+    });
     await expect(client.routes.get('.')).rejects.toThrow(/cannot be "\."/);
     await expect(client.members.update('proj_1', '..', { role: 'member' })).rejects.toThrow(/cannot be "\.\."/);
     await expect(client.emails.cancel('..')).rejects.toThrow(TypeError);
@@ -99,7 +103,11 @@ describe('constructing a client', () => {
     expect(calls).toEqual([]);
     // A key of any other text goes as its UTF-8 bytes, as the gateway reads it.
     const sent: (string | null)[] = [];
-    const keyed = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (_input, init) => (sent.push(new Headers(init?.headers).get('idempotency-key')), new Response('{"id":"em_1"}')) });
+    const keyed = new Mailroom({ apiToken: 'mr_x', baseUrl: 'http://127.0.0.1:9', fetch: async (_input, init) => {
+        sent.push(new Headers(init?.headers).get('idempotency-key'));
+        return new Response('{"id":"em_1"}');
+      },
+    });
     await keyed.emails.send({ from: 'a@b.example', to: 'c@d.example', subject: 's', text: 't' }, { idempotencyKey: 'commande-é' });
     expect(sent.map((k) => k && Buffer.from(k, 'latin1').toString('utf8'))).toEqual(['commande-é']);
   });
