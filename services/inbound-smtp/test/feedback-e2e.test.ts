@@ -247,6 +247,20 @@ describe('delivery status notifications at a VERP address', () => {
     expect(email.status).toBe('delivered');
   });
 
+  test('when a remote server delivers the same report without a Message-ID twice, then it is on the timeline once; a different one is added', async () => {
+    const to = 'twice-noid@example.test';
+    const sent = await sendDelivered(to);
+    const report = (text: string) =>
+      dsn({ to: sent.returnPaths[to]!, messageId: sent.messageId, blocks: [block(to, 'delayed', '4.4.1', text)] }).replace('Message-ID: <dsn-1@mx.example.net>\r\n', '');
+    // No Message-ID of its own (the original's, inside it, is another's).
+    expect(report('x').split(/\r?\n\r?\n/)[0]).not.toMatch(/^Message-ID:/im);
+    await deliver(sent.returnPaths[to]!, report('451 4.4.1 No answer from host'));
+    await deliver(sent.returnPaths[to]!, report('451 4.4.1 No answer from host'));
+    await deliver(sent.returnPaths[to]!, report('451 4.4.1 Still no answer from host'));
+    const email = (await s.api.get(`/emails/${sent.id}`)).body;
+    expect(feedbackEvents(email).map((e: any) => e.type)).toEqual(['email.delivery_delayed', 'email.delivery_delayed']);
+  });
+
   test('when the report names another recipient than the VERP address, then it is applied to the VERP address’s recipient', async () => {
     const sent = await sendDelivered(['first@example.test', 'second@example.test']);
     const returnPath = sent.returnPaths['second@example.test']!;

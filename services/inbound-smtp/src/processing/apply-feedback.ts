@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Logger, Verp } from '@mailroom/core';
 import {
   assignReceivedEmailProject,
@@ -33,10 +34,11 @@ type FeedbackEmail = Pick<PendingReceivedEmail, 'id' | 'projectId' | 'feedbackRe
 
 /**
  * What makes two reports "the same report": its Message-ID, so a report a remote server
- * delivers twice (two stored rows) is applied once; without one, the stored row.
+ * delivers twice (two stored rows) is applied once; without one, its bytes (the MX stores them
+ * exactly as sent, so a report sent again is the same bytes).
  */
-export function reportSourceKey(email: Pick<FeedbackEmail, 'id' | 'messageId'>): string {
-  return email.messageId ? `message-id:${email.messageId.toLowerCase()}` : email.id;
+export function reportSourceKey(email: Pick<FeedbackEmail, 'messageId' | 'raw'>): string {
+  return email.messageId ? `message-id:${email.messageId.toLowerCase()}` : `sha256:${createHash('sha256').update(email.raw).digest('hex')}`;
 }
 
 /** The sent email and recipient a report is about. */
