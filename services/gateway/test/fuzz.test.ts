@@ -127,7 +127,7 @@ const HUGE_EVERY = 30;
  * One hostile body built from a valid one; `limit` is the route's body limit in bytes, `nth`
  * the case's number among its route's, which picks its kind of flaw.
  */
-function poison(rng: Rng, base: Json, limit: number, single: boolean, nth: number): Case {
+function poison(rng: Rng, base: Json, limit: number, single: boolean, nth: number, nullIsAbsent = false): Case {
   const body = structuredClone(base);
   const kind = nth % HUGE_EVERY === HUGE_EVERY - 1 ? 'huge' : (KINDS[nth % KINDS.length] as (typeof KINDS)[number]);
   const marker = `FUZZ${Math.floor(rng() * 1e9)}`;
@@ -165,7 +165,8 @@ function poison(rng: Rng, base: Json, limit: number, single: boolean, nth: numbe
       if (slots.length === 0) return { kind, text: text(single ? 5 : {}), expected: [422] };
       const slot = pick(rng, slots);
       const current = (slot.parent as Record<string, Json>)[slot.key];
-      const others = OTHER_TYPES.filter((v) => typeOf(v) !== typeOf(current as Json) && !(typeOf(current as Json) === 'string' && typeOf(v) === 'array'));
+      // Where null means "not given" (sends), it is no wrong type.
+      const others = OTHER_TYPES.filter((v) => typeOf(v) !== typeOf(current as Json) && !(typeOf(current as Json) === 'string' && typeOf(v) === 'array') && !(nullIsAbsent && v === null));
       setSlot(slot, pick(rng, others));
       return { kind, text: text(body), expected: [422] };
     }
@@ -259,7 +260,7 @@ describe('fuzzing every body endpoint', () => {
     // Cases are made as they are sent (bodies can be megabytes), in index order: a seed replays them.
     const caseAt = (index: number) => {
       const target = targets[index % targets.length]!;
-      const c = encode(rng, poison(rng, target.base, target.limit, target.single, Math.floor(index / targets.length)));
+      const c = encode(rng, poison(rng, target.base, target.limit, target.single, Math.floor(index / targets.length), target.route.nullIsAbsent === true));
       return { ...target, ...c, headers: { 'content-type': 'application/json', ...target.credentials, ...c.headers } };
     };
 

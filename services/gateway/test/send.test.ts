@@ -106,6 +106,22 @@ describe('POST /emails', () => {
     expect(await emailCount()).toBe(before);
   });
 
+  test('when optional fields are given as null (as some SDKs write absent ones), then they are taken as absent; a required one as null is missing', async () => {
+    const nulls = { cc: null, bcc: null, replyTo: null, html: null, headers: null, attachments: null, tags: null, scheduledAt: null, trackOpens: null, trackClicks: null };
+    const res = await api.post('/emails', { ...valid, ...nulls });
+    expect(res.status).toBe(200);
+    const row = await t.gateway.ctx.db.email.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(row).toMatchObject({ html: null, text: 'Hello', scheduledAt: null, trackOpens: false, trackClicks: false });
+    const batch = await api.post('/emails/batch', [{ ...valid, cc: null, reply_to: null }]);
+    expect(batch.status).toBe(200);
+    // An attachment's optional members too.
+    expect((await api.post('/emails', { ...valid, attachments: [{ filename: 'a.txt', content: 'eA==', contentType: null, contentId: null }] })).status).toBe(200);
+    for (const field of ['from', 'to', 'subject'] as const) {
+      const missing = await api.post('/emails', { ...valid, [field]: null });
+      expect([field, missing.status, missing.body.name, missing.body.message]).toEqual([field, 422, 'missing_required_field', expect.stringContaining(`\`${field}\``)]);
+    }
+  });
+
   test('when a subject or header value is long but can be folded, then it is accepted', async () => {
     const folded = `${'y'.repeat(500)} ${'y'.repeat(497)}`;
     const res = await api.post('/emails', { ...valid, subject: 'x'.repeat(997), headers: { 'X-Long': folded } });

@@ -20,6 +20,20 @@ export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = n
   return out;
 }
 
+/**
+ * The value with every object member whose value is `null` left out, at any depth: for bodies
+ * where null means "not given" (sends: some SDKs and serializers write every absent field as
+ * null). A required field given as null is then missing, as if left out.
+ */
+export function withoutNullMembers(value: unknown, depth = 0): unknown {
+  if (depth > MAX_INPUT_DEPTH) throw new MailroomError('validation_error', `The input nests more than ${MAX_INPUT_DEPTH} levels deep.`);
+  if (Array.isArray(value)) return value.map((item) => withoutNullMembers(item, depth + 1));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) if (inner !== null) out[key] = withoutNullMembers(inner, depth + 1);
+  return out;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object') return false;
   const proto = Object.getPrototypeOf(value);

@@ -70,6 +70,8 @@ export interface RouteDefinition<
    * Idempotency-Key is refused as such, whatever the body holds, and before it is read).
    */
   checkHeaders?: (req: Request) => void;
+  /** A member of the body given as `null` is taken as not given (sends); elsewhere null is a value (PATCH clears with it). */
+  nullIsAbsent?: boolean;
   success: {
     status: 200 | 201 | 202;
     description: string;

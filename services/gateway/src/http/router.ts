@@ -5,7 +5,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
-import { camelizeKeys } from './aliases';
+import { camelizeKeys, withoutNullMembers } from './aliases';
 import { consumeRateLimit, countStalledLogin, loginClientKey } from './rate-limit';
 import { jsonBodyReader } from './read-json-body';
 import type { Access, AnyRoute } from './route';
@@ -66,7 +66,8 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};
       // No body at all reads as `{}`; a JSON `null` stays null, and is refused as not an object.
-      const body = route.body ? parseInput(route.body, req.body === undefined ? {} : req.body, 'body', camelize) : undefined;
+      const prepare = route.nullIsAbsent ? (value: unknown) => withoutNullMembers(camelize(value)) : camelize;
+      const body = route.body ? parseInput(route.body, req.body === undefined ? {} : req.body, 'body', prepare) : undefined;
       const result = await route.handler({ body, query, params, auth, ctx, req, res });
       if (!res.headersSent) res.status(route.success.status).json(result);
     });

@@ -50,6 +50,7 @@ export const emailRoutes = [
     success: { status: 200, description: 'The email was accepted.', schema: sentSchema },
     errors: [...sendErrors],
     checkHeaders: readIdempotencyKey,
+    nullIsAbsent: true,
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
       const [unsigned] = await checkFromDomains(ctx.verifiedDomains, projectId, [body.from.address], ctx.config.requireVerifiedDomains);
@@ -69,6 +70,7 @@ export const emailRoutes = [
     success: { status: 200, description: 'Every email was accepted, in request order.', schema: z.object({ data: z.array(sentSchema) }) },
     errors: [...sendErrors],
     checkHeaders: readIdempotencyKey,
+    nullIsAbsent: true,
     async handler({ body, auth, ctx, req }) {
       const projectId = scopedProjectId(auth);
       const unsigned = await checkFromDomains(ctx.verifiedDomains, projectId, body.map((send) => send.from.address), ctx.config.requireVerifiedDomains);
