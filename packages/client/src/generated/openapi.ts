@@ -3214,17 +3214,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_error` */
-            422: {
-                headers: {
-                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
@@ -3940,17 +3929,6 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_error` */
-            422: {
-                headers: {
-                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
             /** @description `rate_limit_exceeded` */
             429: {
                 headers: {
@@ -4630,7 +4608,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -5111,7 +5089,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -5274,7 +5252,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -5433,7 +5411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -6331,7 +6309,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -6509,7 +6487,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -6718,7 +6696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -7232,7 +7210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -7412,7 +7390,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -7937,7 +7915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -8106,7 +8084,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -9029,7 +9007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -9198,7 +9176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -9435,7 +9413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -9683,7 +9661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -10222,7 +10200,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -10391,7 +10369,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -10747,7 +10725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -10921,7 +10899,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -11340,7 +11318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `missing_required_field`, `validation_error` */
+            /** @description `missing_required_field` */
             422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
@@ -12161,17 +12139,6 @@ export interface operations {
             };
             /** @description `payload_too_large` */
             413: {
-                headers: {
-                    /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
-                    "X-Request-Id": string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description `validation_error` */
-            422: {
                 headers: {
                     /** @description This request's id, also in the gateway's logs: quote it when reporting a problem. */
                     "X-Request-Id": string;

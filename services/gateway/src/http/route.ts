@@ -122,7 +122,8 @@ export function routeErrors(route: AnyRoute): ErrorName[] {
   // Every route reads what is sent, a body or not (one it takes no body from is dropped, within the same limit).
   implied.push('invalid_json', 'request_timeout', 'payload_too_large');
   if (route.body) implied.push('validation_error', 'missing_required_field');
-  // Path parameters cannot be absent, and no query parameter is required.
-  if (route.query || route.params) implied.push('validation_error');
+  // No query parameter is required; a path parameter that cannot be valid names nothing (404).
+  if (route.query) implied.push('validation_error');
+  if (route.params) implied.push('not_found');
   return [...new Set([...implied, ...route.errors])];
 }

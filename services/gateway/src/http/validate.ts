@@ -9,6 +9,7 @@ export type InputPart = 'body' | 'query' | 'path';
 /**
  * Parses one part of a request. An absent required field is 422 `missing_required_field`; a
  * present but invalid one is 422 `validation_error`; either way the message names the field.
+ * A path parameter that cannot be valid is 404 `not_found`: the path names nothing.
  */
 export function parseInput<S extends z.ZodType>(
   schema: S,
@@ -17,6 +18,7 @@ export function parseInput<S extends z.ZodType>(
   /** Applied after the input is inspected and before the schema, such as snake_case aliasing. */
   prepare?: (value: unknown) => unknown,
 ): z.output<S> {
+  if (part === 'path') return parsePath(schema, value);
   inspectInput(value, part);
   if (part === 'query') refuseRepeatedParameters(schema, value);
   const result = schema.safeParse(prepare ? prepare(value) : value, { reportInput: true });
@@ -37,6 +39,19 @@ export function parseInput<S extends z.ZodType>(
   }
   const where = field === '' ? `The request ${part}` : `\`${field}\``;
   throw new MailroomError('validation_error', `${where}: ${issue.message}`);
+}
+
+/** Path parameters: one that cannot be valid (too long, a NUL, the wrong form) names nothing, so 404 as a missing resource. */
+function parsePath<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  let result: z.ZodSafeParseResult<z.output<S>> | null = null;
+  try {
+    inspectInput(value, 'path');
+    result = schema.safeParse(value);
+  } catch {
+    // inspectInput's refusal: the same answer.
+  }
+  if (result?.success) return result.data;
+  throw new MailroomError('not_found', 'Nothing is at this path: a path parameter names nothing this API gives out.');
 }
 
 /**
