@@ -5,33 +5,28 @@ import { MAX_INPUT_DEPTH } from './inspect-input';
  * Accepts the snake_case spelling of a camelCase field (DESIGN §4), so apps using Resend's SDK
  * can switch by changing the base URL. The camelCase spelling wins when both are given.
  * `opaqueKeys` name fields whose own keys are data (such as `headers`) and must stay untouched.
+ * With `dropNulls`, every member whose value is `null` is left out as well, at any depth, opaque
+ * fields included: for bodies where null means "not given" (sends: some SDKs and serializers
+ * write every absent field as null), so a required field given as null is missing. One pass.
  */
-export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = new Set(), depth = 0): unknown {
+export function camelizeKeys(value: unknown, opaqueKeys: ReadonlySet<string> = new Set(), depth = 0, dropNulls = false): unknown {
   // Callers bound the depth first (inspectInput); this keeps the recursion safe without them.
   if (depth > MAX_INPUT_DEPTH) throw new MailroomError('validation_error', `The input nests more than ${MAX_INPUT_DEPTH} levels deep.`);
-  if (Array.isArray(value)) return value.map((item) => camelizeKeys(item, opaqueKeys, depth + 1));
+  if (Array.isArray(value)) return value.map((item) => camelizeKeys(item, opaqueKeys, depth + 1, dropNulls));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
     const camel = key.includes('_') ? key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()) : key;
     if (camel !== key && Object.hasOwn(value, camel)) continue;
-    out[camel] = opaqueKeys.has(camel) ? inner : camelizeKeys(inner, opaqueKeys, depth + 1);
+    if (dropNulls && inner === null) continue;
+    // An opaque field's keys stay as written; with dropNulls only its null members go.
+    out[camel] = opaqueKeys.has(camel) ? (dropNulls && isPlainObject(inner) ? withoutNulls(inner) : inner) : camelizeKeys(inner, opaqueKeys, depth + 1, dropNulls);
   }
   return out;
 }
 
-/**
- * The value with every object member whose value is `null` left out, at any depth: for bodies
- * where null means "not given" (sends: some SDKs and serializers write every absent field as
- * null). A required field given as null is then missing, as if left out.
- */
-export function withoutNullMembers(value: unknown, depth = 0): unknown {
-  if (depth > MAX_INPUT_DEPTH) throw new MailroomError('validation_error', `The input nests more than ${MAX_INPUT_DEPTH} levels deep.`);
-  if (Array.isArray(value)) return value.map((item) => withoutNullMembers(item, depth + 1));
-  if (!isPlainObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) if (inner !== null) out[key] = withoutNullMembers(inner, depth + 1);
-  return out;
+function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(value).filter(([, inner]) => inner !== null));
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -44,4 +44,11 @@ describe('camelizeKeys', () => {
   test('when called on a value deeper than allowed without inspection, then it refuses rather than overflow the stack', () => {
     expect(refusal(() => camelizeKeys(nested(200_000)))?.name).toBe('validation_error');
   });
+
+  test('when nulls mean "not given", then null members go at every depth in the same pass, opaque fields keeping their keys as written', () => {
+    const body = { reply_to: null, to: 'a@b.example', attachments: [{ content_type: null, filename: 'a.txt' }], headers: { 'X-Keep_Case': 'v', 'X-Gone': null } };
+    expect(camelizeKeys(body, new Set(['headers']), 0, true)).toEqual({ to: 'a@b.example', attachments: [{ filename: 'a.txt' }], headers: { 'X-Keep_Case': 'v' } });
+    // Without it, null is a value like any other.
+    expect(camelizeKeys(body, new Set(['headers']))).toEqual({ replyTo: null, to: 'a@b.example', attachments: [{ contentType: null, filename: 'a.txt' }], headers: { 'X-Keep_Case': 'v', 'X-Gone': null } });
+  });
 });

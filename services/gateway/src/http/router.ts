@@ -5,7 +5,7 @@ import type { AuthContext } from '../auth/auth-context';
 import { authenticate } from '../auth/authenticate';
 import { authorize } from '../auth/authorize';
 import type { GatewayContext } from '../context';
-import { camelizeKeys, withoutNullMembers } from './aliases';
+import { camelizeKeys } from './aliases';
 import { consumeRateLimit, countStalledLogin, loginClientKey } from './rate-limit';
 import { jsonBodyReader } from './read-json-body';
 import type { Access, AnyRoute } from './route';
@@ -17,6 +17,7 @@ const DEFAULT_BODY_LIMIT = '1mb';
 // Field names whose keys are the caller's data, not ours: never camelized.
 const OPAQUE_FIELDS = new Set(['headers', 'metadata']);
 const camelize = (value: unknown) => camelizeKeys(value, OPAQUE_FIELDS);
+const camelizeWithoutNulls = (value: unknown) => camelizeKeys(value, OPAQUE_FIELDS, 0, true);
 // API answers hold a caller's data and secrets (tokens, webhook secrets, sessions, mail) and no
 // validators: no browser or proxy cache may keep them. Sessions travel in X-Service-Session,
 // which caches do not know as a credential, as they do Authorization. A route may set its own.
@@ -66,8 +67,7 @@ export function mountRoutes(app: Express, routes: readonly AnyRoute[], ctx: Gate
       const params = route.params ? parseInput(route.params, req.params, 'path') : req.params;
       const query = route.query ? parseInput(route.query, req.query, 'query') : {};
       // No body at all reads as `{}`; a JSON `null` stays null, and is refused as not an object.
-      const prepare = route.nullIsAbsent ? (value: unknown) => withoutNullMembers(camelize(value)) : camelize;
-      const body = route.body ? parseInput(route.body, req.body === undefined ? {} : req.body, 'body', prepare) : undefined;
+      const body = route.body ? parseInput(route.body, req.body === undefined ? {} : req.body, 'body', route.nullIsAbsent ? camelizeWithoutNulls : camelize) : undefined;
       const result = await route.handler({ body, query, params, auth, ctx, req, res });
       if (!res.headersSent) res.status(route.success.status).json(result);
     });

@@ -50,6 +50,10 @@ export function parseDateTime(text: string): Date | null {
 export const dateTimeField = (message = 'must be an ISO 8601 date and time, such as "2026-11-20T08:00:00Z"') =>
   z
     .string()
-    .refine((text) => parseDateTime(text) !== null, message)
-    .transform((text) => (parseDateTime(text) as Date).toISOString())
+    .transform((text, ctx) => {
+      const at = parseDateTime(text);
+      if (at !== null) return at.toISOString();
+      ctx.addIssue({ code: 'custom', message, input: text });
+      return z.NEVER;
+    })
     .meta({ format: 'date-time' });

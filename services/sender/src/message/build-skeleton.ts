@@ -164,8 +164,9 @@ export function listIdText(value: string): string {
  * signed body hash but arrives as a line break, so the signature failed at every receiver. Its
  * line breaks are made CRLF here, exactly as the wire would, so the signed bytes are the ones sent.
  */
-function attachmentContent(attachment: OutgoingAttachment): Buffer {
-  return isMessageType(attachmentType(attachment) ?? detectMimeType(attachment.filename)) ? withCrlfLineBreaks(attachment.content) : attachment.content;
+/** `type`: attachmentType's answer for it. */
+function attachmentContent(attachment: OutgoingAttachment, type: string | null): Buffer {
+  return isMessageType(type ?? detectMimeType(attachment.filename)) ? withCrlfLineBreaks(attachment.content) : attachment.content;
 }
 
 const isMessageType = (type: string | null) => type !== null && /^message\//i.test(type);
@@ -230,14 +231,17 @@ function compile(
     headers: customHeaders(email.headers),
     messageId: `<${email.messageId}>`,
     date: new Date(),
-    attachments: attachments.map((a) => ({
+    attachments: attachments.map((a) => {
+      const type = attachmentType(a);
+      return {
       filename: a.filename,
-      content: attachmentContent(a),
-      ...withContentType(attachmentType(a)),
+      content: attachmentContent(a, type),
+      ...withContentType(type),
       // With a Content-ID it is shown in the HTML (inline); without one it is an attachment,
       // which nodemailer would otherwise make a forwarded message (message/rfc822) inline.
       ...(a.contentId ? { cid: a.contentId } : { contentDisposition: 'attachment' as const }),
-    })),
+      };
+    }),
   });
   return new Promise((resolve, reject) => {
     composer.compile().build((err, message) => (err ? reject(err) : resolve(message)));
