@@ -12,7 +12,8 @@ const target = 'es2022';
 /**
  * dist/esm and dist/cjs: one JavaScript file each, beside the same declarations, with a
  * package.json saying which module system the folder is (what `exports` points at);
- * dist/browser/mailroom.js: one minified ES module for a <script type="module"> or a CDN.
+ * dist/browser/mailroom.js: one minified ES module for a <script type="module"> or a CDN, also
+ * exported as `@mailroom/client/browser` (with the ES module's declarations).
  */
 async function main(): Promise<void> {
   rmSync(dist, { recursive: true, force: true });
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
     minify: true,
     logLevel: 'warning',
   });
+  writeFileSync(path.join(dist, 'browser/package.json'), `${JSON.stringify({ type: 'module' })}\n`);
   rmSync(path.join(dist, 'types'), { recursive: true });
 }
 

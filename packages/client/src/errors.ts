@@ -13,6 +13,22 @@ export type MailroomErrorName =
   | 'unexpected_response';
 
 /**
+ * `instanceof` that holds across copies of this package: the ES module and the CommonJS build
+ * loaded in one process (one dependency imports it, another requires it), or two installed
+ * versions. Each error carries a symbol from the global registry naming its class, and each
+ * class recognises that symbol; a subclass of one of them is checked as JavaScript would.
+ */
+function brand<T extends abstract new (...args: never[]) => Error>(cls: T, key: symbol): void {
+  Object.defineProperty(cls.prototype, key, { value: true });
+  Object.defineProperty(cls, Symbol.hasInstance, {
+    value(this: T, value: unknown): boolean {
+      if (this !== cls) return Function.prototype[Symbol.hasInstance].call(this, value);
+      return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[key] === true;
+    },
+  });
+}
+
+/**
  * The API answered with an error. `name` is the contract's machine name (`not_found`,
  * `validation_error`, …), `statusCode` the HTTP status, `requestId` the `X-Request-Id` the
  * gateway logged it under (quote it when asking for help).
@@ -57,3 +73,8 @@ export class MailroomTimeoutError extends Error {
 export class WebhookVerificationError extends Error {
   override readonly name = 'WebhookVerificationError';
 }
+
+brand(MailroomError, Symbol.for('@mailroom/client MailroomError'));
+brand(MailroomConnectionError, Symbol.for('@mailroom/client MailroomConnectionError'));
+brand(MailroomTimeoutError, Symbol.for('@mailroom/client MailroomTimeoutError'));
+brand(WebhookVerificationError, Symbol.for('@mailroom/client WebhookVerificationError'));

@@ -96,9 +96,14 @@ describe('the packed package', () => {
     const publint = run(bin('publint'), ['--strict', tarball], packageDir);
     expect(publint.stdout + publint.stderr).not.toMatch(/warning|error/i);
     expect(publint.status).toBe(0);
-    const attw = run(bin('attw'), [tarball, '--format', 'json'], packageDir);
+    const attw = run(bin('attw'), [tarball, '--exclude-entrypoints', 'browser', '--format', 'json'], packageDir);
     expect(attw.status).toBe(0);
     expect(JSON.parse(attw.stdout).analysis.problems).toEqual([]);
+    // The browser module is an ES module only: checked as one (no node10 or require resolution).
+    const browser = run(bin('attw'), [tarball, '--entrypoints', 'browser', '--profile', 'esm-only', '--format', 'json'], packageDir);
+    expect(browser.status).toBe(0);
+    const problems = JSON.parse(browser.stdout).analysis.problems as { resolutionKind?: string }[];
+    expect(problems.filter((problem) => problem.resolutionKind !== 'node10' && problem.resolutionKind !== 'node16-cjs')).toEqual([]);
   }, 120_000);
 
   test('when installed outside the workspace, then it ships dist, README and package.json only, and no dependencies', () => {
@@ -120,6 +125,45 @@ describe('the packed package', () => {
     const result = await promisify(execFile)(process.execPath, [file], { cwd: consumer, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({ version: '0.1.0', subject, error: 'not_found', event: 'email.delivered' });
+  }, 60_000);
+
+  test('when one program loads both builds (a dependency imports it, another requires it), then instanceof recognises an error of either build', async () => {
+    const program = `import { createRequire } from 'node:module';
+import * as esm from '@mailroom/client';
+const cjs = createRequire(import.meta.url)('@mailroom/client');
+const pairs = ['MailroomError', 'MailroomConnectionError', 'MailroomTimeoutError', 'WebhookVerificationError'];
+const made = { MailroomError: (m) => new m.MailroomError({ name: 'not_found', message: 'x', statusCode: 404, requestId: null }),
+  MailroomConnectionError: (m) => new m.MailroomConnectionError('x'), MailroomTimeoutError: (m) => new m.MailroomTimeoutError(1),
+  WebhookVerificationError: (m) => new m.WebhookVerificationError('x') };
+const seen = {};
+for (const name of pairs) {
+  seen[name] = [esm[name] !== cjs[name], made[name](cjs) instanceof esm[name], made[name](esm) instanceof cjs[name], made[name](cjs) instanceof Error];
+  seen[name + ' not others'] = pairs.filter((other) => other !== name).some((other) => made[name](cjs) instanceof esm[other]);
+}
+class Mine extends esm.MailroomError {}
+seen.subclass = [new Mine({ name: 'conflict', message: 'x', statusCode: 409, requestId: null }) instanceof Mine, made.MailroomError(esm) instanceof Mine];
+seen.plain = [new Error('x') instanceof esm.MailroomError, null instanceof esm.MailroomError, { name: 'not_found' } instanceof cjs.MailroomError];
+console.log(JSON.stringify(seen));
+`;
+    writeFileSync(path.join(consumer, 'both.mjs'), program);
+    const result = await promisify(execFile)(process.execPath, ['both.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    const all = [true, true, true, true];
+    expect(JSON.parse(result.stdout)).toEqual({
+      MailroomError: all, 'MailroomError not others': false,
+      MailroomConnectionError: all, 'MailroomConnectionError not others': false,
+      MailroomTimeoutError: all, 'MailroomTimeoutError not others': false,
+      WebhookVerificationError: all, 'WebhookVerificationError not others': false,
+      subclass: [true, false],
+      plain: [false, false, false],
+    });
+  }, 60_000);
+
+  test('when imported as @mailroom/client/browser, then the exports map gives the minified ES module, which Node can load too', async () => {
+    const program = "import * as client from '@mailroom/client/browser';\nimport { fileURLToPath } from 'node:url';\nconsole.log(JSON.stringify({ file: fileURLToPath(import.meta.resolve('@mailroom/client/browser')), mailroom: typeof client.Mailroom, verify: typeof client.verifyWebhook }));\n";
+    writeFileSync(path.join(consumer, 'browser.mjs'), program);
+    const result = await promisify(execFile)(process.execPath, ['browser.mjs'], { cwd: consumer, encoding: 'utf8', timeout: 60_000 });
+    const seen = JSON.parse(result.stdout);
+    expect(seen).toEqual({ file: path.join(consumer, 'node_modules/@mailroom/client/dist/browser/mailroom.js'), mailroom: 'function', verify: 'function' });
   }, 60_000);
 
   test('when a TypeScript project uses it from .mts and .cts files (node16 resolution), then it type-checks', () => {
