@@ -122,6 +122,29 @@ describe('POST /emails', () => {
     }
   });
 
+  test('when a field is given in both spellings, then the same value is one field and different values are a 422 naming both', async () => {
+    const same = await api.post('/emails', { ...valid, replyTo: 'support@acme.test', reply_to: 'support@acme.test' });
+    expect(same.status).toBe(200);
+    expect((await t.gateway.ctx.db.email.findUniqueOrThrow({ where: { id: same.body.id } })).replyTo).toEqual(['support@acme.test']);
+    const before = await emailCount();
+    for (const body of [
+      { ...valid, reply_to: 'evil@example.test', replyTo: 'support@acme.test' },
+      { ...valid, replyTo: 'support@acme.test', reply_to: 'evil@example.test' },
+      { ...valid, attachments: [{ filename: 'a.txt', content: 'eA==', contentType: 'text/plain', content_type: 'text/html' }] },
+    ]) {
+      const res = await api.post('/emails', body);
+      expect([res.status, res.body.name]).toEqual([422, 'validation_error']);
+      expect(res.body.message).toMatch(/`(reply_to|content_type)` and `(replyTo|contentType)` are one field/);
+    }
+    expect(await emailCount()).toBe(before);
+    // A null spelling is the absent one, in either order.
+    for (const body of [{ ...valid, replyTo: null, reply_to: 'support@acme.test' }, { ...valid, reply_to: 'support@acme.test', replyTo: null }, { ...valid, reply_to: null, replyTo: 'support@acme.test' }]) {
+      const res = await api.post('/emails', body);
+      expect(res.status).toBe(200);
+      expect((await t.gateway.ctx.db.email.findUniqueOrThrow({ where: { id: res.body.id } })).replyTo).toEqual(['support@acme.test']);
+    }
+  });
+
   test('when a subject or header value is long but can be folded, then it is accepted', async () => {
     const folded = `${'y'.repeat(500)} ${'y'.repeat(497)}`;
     const res = await api.post('/emails', { ...valid, subject: 'x'.repeat(997), headers: { 'X-Long': folded } });
