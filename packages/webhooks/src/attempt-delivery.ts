@@ -54,7 +54,7 @@ export async function attemptDelivery(deps: AttemptDeps, target: DeliveryTarget,
     durationMs: result.durationMs,
     error: result.error ?? (success || result.status === null ? null : describeStatus(result.status)),
     success,
-    nextRetryAt: success || gone || trigger === 'manual' ? null : nextRetryAt(deps, target.attemptsBefore, result, now),
+    nextRetryAt: success || gone || trigger === 'manual' ? null : nextRetryAt(deps, target.scheduledAttemptsBefore, result, now),
     createdAt: now,
     leased: options.leased,
     gone,
@@ -63,11 +63,12 @@ export async function attemptDelivery(deps: AttemptDeps, target: DeliveryTarget,
 
 /**
  * When a failed scheduled attempt is tried again: after the schedule's delay for this attempt
- * (with jitter), or after `Retry-After` on a 429 or 503 when that is later (capped at
+ * (with jitter; `scheduledBefore` is the delivery's scheduled attempts before it, as a manual
+ * one uses up no retry), or after `Retry-After` on a 429 or 503 when that is later (capped at
  * MAX_RETRY_AFTER_SECONDS). Null once the schedule is exhausted.
  */
-export function nextRetryAt(deps: Pick<AttemptDeps, 'retrySchedule' | 'random'>, attemptsBefore: number, result: Pick<PostResult, 'status' | 'retryAfterSeconds'>, now: Date): Date | null {
-  const scheduled = deps.retrySchedule[attemptsBefore];
+export function nextRetryAt(deps: Pick<AttemptDeps, 'retrySchedule' | 'random'>, scheduledBefore: number, result: Pick<PostResult, 'status' | 'retryAfterSeconds'>, now: Date): Date | null {
+  const scheduled = deps.retrySchedule[scheduledBefore];
   if (scheduled === undefined) return null;
   const random = deps.random ?? Math.random;
   let delaySeconds = scheduled * (1 + JITTER * (2 * random() - 1));

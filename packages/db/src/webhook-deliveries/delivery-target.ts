@@ -14,8 +14,8 @@ export interface DeliveryTarget {
   previousSecretCiphertext: string | null;
   /** This attempt is `manual` (recover, replay, test) rather than part of the retry schedule. */
   manual: boolean;
-  /** Attempts made before this one. */
-  attemptsBefore: number;
+  /** Scheduled attempts made before this one: its place in the retry schedule (manual ones do not count). */
+  scheduledAttemptsBefore: number;
   event: StoredEvent;
 }
 
@@ -31,7 +31,7 @@ export interface DeliveryTargetRow {
   secret_ciphertext: string;
   previous_secret_ciphertext: string | null;
   manual: boolean;
-  attempts: number;
+  scheduled_attempts: number;
   type: string;
   data: unknown;
   created_at: Date;
@@ -44,7 +44,7 @@ export const PREVIOUS_SECRET_COLUMN = `CASE WHEN w.previous_secret_expires_at > 
 
 /** The columns of a target, for `SELECT`s over webhook_deliveries d, webhooks w, email_events e. */
 export const TARGET_COLUMNS = `d.event_id, d.webhook_id, d.project_id, w.url, w.secret_ciphertext,
-  ${PREVIOUS_SECRET_COLUMN} AS previous_secret_ciphertext, d.manual, d.attempts, e.type, e.data, e.created_at`;
+  ${PREVIOUS_SECRET_COLUMN} AS previous_secret_ciphertext, d.manual, d.scheduled_attempts, e.type, e.data, e.created_at`;
 
 export function toDeliveryTarget(row: DeliveryTargetRow): DeliveryTarget {
   return {
@@ -55,7 +55,7 @@ export function toDeliveryTarget(row: DeliveryTargetRow): DeliveryTarget {
     secretCiphertext: row.secret_ciphertext,
     previousSecretCiphertext: row.previous_secret_ciphertext,
     manual: row.manual,
-    attemptsBefore: row.attempts,
+    scheduledAttemptsBefore: row.scheduled_attempts,
     event: { id: row.event_id, type: row.type, createdAt: row.created_at, data: row.data },
   };
 }

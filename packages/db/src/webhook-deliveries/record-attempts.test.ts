@@ -82,6 +82,28 @@ describe('recordAttempts from several dispatchers at once', () => {
   });
 });
 
+describe('the retry schedule and manual attempts', () => {
+  test('when a scheduled attempt fails and a replay fails after it, then the replay is numbered next but the next claim is still at the schedule\'s second place', async () => {
+    const { webhookIds, eventIds } = await endpointsWithDeliveries(1, 1);
+    const [webhookId, eventId] = [webhookIds[0] as string, eventIds[0] as string];
+    const failed = { ...success(eventId, webhookId), success: false, responseStatus: 500 };
+    await recordAttempts(pool, [{ ...failed, nextRetryAt: new Date(Date.now() + 60_000) }]);
+    // A replay: manual, under no lease; its failure leaves the scheduled retry as it was.
+    const [replay] = await recordAttempts(pool, [{ ...failed, trigger: 'manual', leased: false, createdAt: new Date(Date.now() + 1) }]);
+    expect([replay?.attempt, replay?.trigger]).toEqual([2, 'manual']);
+    // The retry fallen due.
+    const claim = async () => {
+      await pool.query({ text: 'UPDATE webhook_deliveries SET lease_until = NULL, next_attempt_at = now() WHERE webhook_id = $1', values: [webhookId] });
+      const [target] = await claimDeliveries(pool, [{ eventId, webhookId }], 60);
+      return target?.scheduledAttemptsBefore;
+    };
+    expect(await claim()).toBe(1);
+    const [third] = await recordAttempts(pool, [{ ...failed, nextRetryAt: new Date(Date.now() + 60_000), createdAt: new Date(Date.now() + 2) }]);
+    expect([third?.attempt, third?.trigger]).toEqual([3, 'scheduled']);
+    expect(await claim()).toBe(2);
+  });
+});
+
 describe('timestamps when the database session is not in UTC', () => {
   // A server whose timezone setting is Tokyo's (initdb takes the host's): UTC+9, no daylight saving.
   let tokyo: Pool;

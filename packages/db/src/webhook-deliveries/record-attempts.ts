@@ -149,6 +149,7 @@ const RECORD_ATTEMPTS = `WITH x AS (
            d AS (
              UPDATE webhook_deliveries d SET
                attempts = d.attempts + 1,
+               scheduled_attempts = d.scheduled_attempts + CASE WHEN x.trigger = 'scheduled' THEN 1 ELSE 0 END,
                state = CASE WHEN x.success THEN 'succeeded'::"WebhookDeliveryState"
                             WHEN x.next_retry_at IS NOT NULL THEN 'pending'::"WebhookDeliveryState"
                             WHEN NOT x.leased THEN d.state
