@@ -1,6 +1,6 @@
 import type { Resolver } from 'node:dns/promises';
 import { type Config, conflict, createResolver, deriveKey, type Logger, notFound } from '@mailroom/core';
-import { createTestDelivery, findReplayTarget, type Pool, recordAttempts, type WebhookAttempt, withTryLock } from '@mailroom/db';
+import { createTestDelivery, findReplayTarget, type Pool, recordAttempts, recordReplay, type WebhookAttempt, withTryLock } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from './attempt-delivery';
 import { WebhookClient } from './webhook-client';
 
@@ -73,9 +73,9 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Webhoo
         const target = await findReplayTarget(pool, projectId, webhookId);
         if (!target) return null;
         const record = await attemptDelivery(deps, target, { leased: false });
-        const [attempt] = await recordAttempts(pool, [record]);
+        const attempt = await recordReplay(pool, record);
         logger.info({ webhookId, eventId: target.eventId, success: record.success, status: record.responseStatus }, 'webhook replayed');
-        return attempt ?? null;
+        return attempt;
       });
       if (!replayed.locked) throw conflict('A replay of this endpoint is in progress; try again once it has answered.');
       return replayed.value;

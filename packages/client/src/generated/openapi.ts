@@ -11037,7 +11037,7 @@ export interface operations {
                      *           "error": "HTTP 500",
                      *           "success": false,
                      *           "createdAt": "2026-11-21T10:05:05.000Z",
-                     *           "nextRetryAt": "2026-11-21T10:35:05.000Z"
+                     *           "nextRetryAt": null
                      *         },
                      *         {
                      *           "object": "webhook_attempt",

@@ -4,7 +4,7 @@ import { createPool, type Pool } from '../pool';
 import { listWebhookAttempts } from '../webhook-endpoints/webhook-attempts';
 import { deleteWebhook } from '../webhook-endpoints/webhook-rows';
 import { claimDeliveries } from './claim-deliveries';
-import { type AttemptRecord, recordAttempts } from './record-attempts';
+import { type AttemptRecord, recordAttempts, recordReplay } from './record-attempts';
 
 let db: TestDatabase;
 let pool: Pool;
@@ -101,6 +101,29 @@ describe('the retry schedule and manual attempts', () => {
     const [third] = await recordAttempts(pool, [{ ...failed, nextRetryAt: new Date(Date.now() + 60_000), createdAt: new Date(Date.now() + 2) }]);
     expect([third?.attempt, third?.trigger]).toEqual([3, 'scheduled']);
     expect(await claim()).toBe(2);
+  });
+});
+
+describe('recordReplay', () => {
+  test('when a replay succeeds, then the retry it cancels is no longer named in the log; a retry that happened and a failed replay keep theirs', async () => {
+    const { webhookIds, eventIds } = await endpointsWithDeliveries(1, 1);
+    const [webhookId, eventId] = [webhookIds[0] as string, eventIds[0] as string];
+    const failed = { ...success(eventId, webhookId), success: false, responseStatus: 500 };
+    const t0 = Date.now();
+    // Attempt 1 was retried (attempt 2, one second later), whose own retry is an hour away.
+    await recordAttempts(pool, [{ ...failed, createdAt: new Date(t0 - 2_000), nextRetryAt: new Date(t0 - 1_000) }]);
+    const retry = new Date(t0 + 3_600_000);
+    await recordAttempts(pool, [{ ...failed, createdAt: new Date(t0 - 1_000), nextRetryAt: retry }]);
+    const replayed = { ...failed, trigger: 'manual' as const, leased: false, nextRetryAt: null };
+    expect(await recordReplay(pool, { ...replayed, createdAt: new Date(t0) })).toMatchObject({ attempt: 3, success: false });
+    const log = async () => (await listWebhookAttempts(pool, { projectId, webhookId, limit: 10 })).map((a) => [a.attempt, a.nextRetryAt?.getTime() ?? null]);
+    expect(await log()).toEqual([[3, null], [2, retry.getTime()], [1, t0 - 1_000]]);
+    const state = async () => (await pool.query({ text: 'SELECT state::text, next_attempt_at FROM webhook_deliveries WHERE webhook_id = $1', values: [webhookId] })).rows[0];
+    expect((await state())?.state).toBe('pending');
+
+    expect(await recordReplay(pool, { ...replayed, success: true, responseStatus: 200, createdAt: new Date(t0 + 1) })).toMatchObject({ attempt: 4, success: true });
+    expect(await log()).toEqual([[4, null], [3, null], [2, null], [1, t0 - 1_000]]);
+    expect(await state()).toEqual({ state: 'succeeded', next_attempt_at: null });
   });
 });
 

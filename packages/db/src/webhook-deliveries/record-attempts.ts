@@ -36,6 +36,25 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
   return rows.map(toWebhookAttempt);
 }
 
+/**
+ * Records a replay's attempt. On success the event's pending retry is cancelled (the delivery
+ * row says so), and the failed attempts whose `nextRetryAt` was still to come stop naming a
+ * retry that will not happen: the log's `nextRetryAt` is null when no retry follows. One transaction.
+ */
+export async function recordReplay(pool: Pool, record: AttemptRecord): Promise<WebhookAttempt | null> {
+  return inTransaction(pool, async (tx) => {
+    const [attempt] = await recordAttempts(tx, [record]);
+    if (attempt?.success) {
+      await tx.query({
+        text: `UPDATE webhook_attempts SET next_retry_at = NULL
+                WHERE webhook_id = $1 AND event_id = $2 AND next_retry_at > ($3::timestamptz AT TIME ZONE 'UTC')`,
+        values: [record.webhookId, record.eventId, record.createdAt.toISOString()],
+      });
+    }
+    return attempt ?? null;
+  });
+}
+
 /** What `writeAttempts` answers. */
 export interface WrittenAttempts {
   /** Attempt rows written. */

@@ -78,7 +78,8 @@ export const WEBHOOK_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   listWebhookAttempts: {
     params: { id: WEBHOOK_ID },
     query: { limit: '20', eventId: EVENT_ID },
-    response: { object: 'list', data: [manualAttempt, failedAttempt, { ...failedAttempt, id: 'wha_01KAQ9B0C1D2E3F4G5H6J7K8M9', attempt: 1, createdAt: '2026-11-21T10:05:00.000Z', nextRetryAt: '2026-11-21T10:05:05.000Z' }], hasMore: false },
+    // The replay at 10:20 succeeded, so the retry due at 10:35 will not be made: no longer named.
+    response: { object: 'list', data: [manualAttempt, { ...failedAttempt, nextRetryAt: null }, { ...failedAttempt, id: 'wha_01KAQ9B0C1D2E3F4G5H6J7K8M9', attempt: 1, createdAt: '2026-11-21T10:05:00.000Z', nextRetryAt: '2026-11-21T10:05:05.000Z' }], hasMore: false },
   },
   replayWebhook: { params: { id: WEBHOOK_ID }, response: manualAttempt },
   recoverWebhook: {
