@@ -52,6 +52,19 @@ describe('VERP return paths', () => {
     expect(verp.parse(atReturnPath, ['RP.Customer.test'])).toBe(recipientId);
   });
 
+  test('when parseAny is given a return path at a return-path subdomain, then it parses there as at BOUNCE_DOMAIN, and nowhere else', () => {
+    const labelled = new Verp(deriveKey(SECRET, 'verp'), 'bounces.example.test', 'rp');
+    const recipientId = newId('recipient');
+    expect(labelled.parseAny(labelled.returnPath(recipientId))).toBe(recipientId);
+    expect(labelled.parseAny(labelled.returnPath(recipientId, 'RP.Customer.test'))).toBe(recipientId);
+    expect(labelled.parseAny(labelled.returnPath(recipientId, 'customer.test'))).toBeNull();
+    expect(labelled.parseAny(labelled.returnPath(recipientId, 'rpx.customer.test'))).toBeNull();
+    expect(labelled.parseAny(labelled.returnPath(recipientId).replace(/-[0-9a-f]{12}@/, '-000000000000@'))).toBeNull();
+    // Without a label, only BOUNCE_DOMAIN.
+    expect(verp.parseAny(verp.returnPath(recipientId, 'rp.customer.test'))).toBeNull();
+    expect(verp.parseAny(verp.returnPath(recipientId))).toBe(recipientId);
+  });
+
   test('when the MAC is tampered with, then it is refused', () => {
     const address = verp.returnPath(newId('recipient'));
     const mac = /-([0-9a-f]{12})@/.exec(address)![1]!;

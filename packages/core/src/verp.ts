@@ -12,10 +12,14 @@ const RETURN_PATH = /^bounces\+(rcpt_[0-9a-z]{26})-([0-9a-f]{12})@([^@\s]+)$/i;
  * address. The sender builds these; the inbound MX parses and verifies them (DESIGN §7).
  */
 export class Verp {
-  /** `key` is `deriveKey(secret, 'verp')`; `bounceDomain` is BOUNCE_DOMAIN. */
+  /**
+   * `key` is `deriveKey(secret, 'verp')`; `bounceDomain` is BOUNCE_DOMAIN; `returnPathLabel`
+   * (RETURN_PATH_LABEL) lets `parseAny` take the return-path subdomains of sending domains.
+   */
   constructor(
     private readonly key: Buffer,
     private readonly bounceDomain: string,
+    private readonly returnPathLabel?: string,
   ) {}
 
   /** The return path for one recipient, at BOUNCE_DOMAIN unless another domain is given. */
@@ -36,6 +40,20 @@ export class Verp {
     const recipientId = `rcpt_${match[1].slice(5).toUpperCase()}`;
     if (!isId('recipient', recipientId)) return null;
     return safeEqual(this.mac(recipientId), match[2].toLowerCase()) ? recipientId : null;
+  }
+
+  /**
+   * `parse` at BOUNCE_DOMAIN or at any `<RETURN_PATH_LABEL>.<domain>`: the return path of mail
+   * sent from a domain verified at the time. Whether that domain is verified now does not
+   * matter: the MAC alone proves the address is one the sender made, and a bounce refused
+   * because a record went missing, or the domain was deleted since, is lost (nobody bounces a bounce).
+   */
+  parseAny(address: string): string | null {
+    const host = RETURN_PATH.exec(stripAddress(address))?.[3]?.toLowerCase();
+    if (!host) return null;
+    const prefix = this.returnPathLabel ? `${this.returnPathLabel.toLowerCase()}.` : null;
+    const atReturnPath = prefix !== null && host.startsWith(prefix) && host.length > prefix.length;
+    return this.parse(address, atReturnPath ? [host] : []);
   }
 
   private mac(recipientId: string): string {

@@ -54,7 +54,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 10 });
   const { pool, redis, secretKey } = backends;
   const registry = createServiceRegistry('inbound-smtp');
-  const verp = new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain);
+  const verp = new Verp(deriveKey(secretKey, 'verp'), config.bounceDomain, config.returnPathLabel);
   const role = config.inboundRole;
   let mx: RunningMx | undefined;
   let processing: RunningProcessing | undefined;

@@ -46,7 +46,7 @@ const dsn = (to: string, recipient: string) =>
     '',
   ].join('\r\n');
 
-test("when a bounce arrives at a verified domain's return-path subdomain, then the MX accepts it and the recipient is bounced; at an unverified subdomain the same address is refused", async () => {
+test("when a bounce arrives at its mail's return-path subdomain, then the MX accepts it and the recipient is bounced, even after the domain is deleted; at another domain's subdomain the same address is refused", async () => {
   const { body: added } = await s.api.post('/domains', { name: 'acme.test' });
   dns.setZone(publish(added.records));
   expect((await s.api.post(`/domains/${added.id}/verify`)).body.status).toBe('verified');
@@ -55,12 +55,18 @@ test("when a bounce arrives at a verified domain's return-path subdomain, then t
   const returnPath = sink.messages.find((m) => m.recipients.includes('gone@example.test'))?.from ?? '';
   expect(returnPath).toMatch(/@bounces\.acme\.test$/);
 
+  // The domain deleted (or its records gone) after the mail left: its bounces still count.
+  expect((await s.api.delete(`/domains/${added.id}`)).status).toBe(200);
+
   const smtp = await RawSmtp.open(t.mx.port);
   await smtp.reply();
   expectCode(await smtp.command('EHLO mx.example.net'), 250);
   expectCode(await smtp.command('MAIL FROM:<>'), 250);
-  // The same valid MAC at a subdomain of a domain nobody verified: refused, never an open relay.
+  // The same valid MAC at the return-path subdomain of a domain the mail was not sent from, or at
+  // the domain itself: refused, never an open relay.
   expectCode(await smtp.command(`RCPT TO:<${returnPath.replace('@bounces.acme.test', '@bounces.other.test')}>`), 550);
+  expectCode(await smtp.command(`RCPT TO:<${returnPath.replace('@bounces.acme.test', '@acme.test')}>`), 550);
+  expectCode(await smtp.command(`RCPT TO:<${returnPath.replace('@bounces.acme.test', '@other.bounces.acme.test')}>`), 550);
   expectCode(await smtp.command(`RCPT TO:<${returnPath.replace(/-[0-9a-f]{12}@/, '-000000000000@')}>`), 550);
   expectCode(await smtp.command(`RCPT TO:<${returnPath}>`), 250);
   expectCode(await smtp.command('DATA'), 354);

@@ -40,18 +40,3 @@ export async function verifiedDomainNames(db: Queryable, projectId: string, name
   });
   return new Set(rows.map((r) => r.name));
 }
-
-/**
- * Whether `host` is the return-path subdomain (`<label>.<name>`) of a domain verified in any
- * project: the MX accepts VERP addresses there (DESIGN §7).
- */
-export async function isVerifiedReturnPathDomain(db: Queryable, host: string, label: string): Promise<boolean> {
-  const prefix = `${label}.`;
-  if (!host.startsWith(prefix)) return false;
-  const { rows } = await db.query({
-    name: 'mailroom-verified-return-path',
-    text: `SELECT 1 FROM domains WHERE name = $1 AND status = 'verified' LIMIT 1`,
-    values: [host.slice(prefix.length)],
-  });
-  return rows.length > 0;
-}

@@ -44,14 +44,15 @@ export async function findPostmasterRoute(db: Queryable, domain: string): Promis
 }
 
 /**
- * The project of the sent email an `email_recipients` row belongs to (the subject of a VERP
- * return path), or null when no such recipient exists (deleted, or never ours).
+ * The project and From address of the sent email an `email_recipients` row belongs to (the
+ * subject of a VERP return path), or null when no such recipient exists (deleted, or never ours).
  */
-export async function findRecipientProject(db: Queryable, recipientId: string): Promise<string | null> {
-  const { rows } = await db.query<{ project_id: string }>({
+export async function findRecipientProject(db: Queryable, recipientId: string): Promise<{ projectId: string; fromAddress: string } | null> {
+  const { rows } = await db.query<{ project_id: string; from_address: string }>({
     name: 'mailroom-find-recipient-project',
-    text: 'SELECT e.project_id FROM email_recipients r JOIN emails e ON e.id = r.email_id WHERE r.id = $1',
+    text: 'SELECT e.project_id, e.from_address FROM email_recipients r JOIN emails e ON e.id = r.email_id WHERE r.id = $1',
     values: [recipientId],
   });
-  return rows[0]?.project_id ?? null;
+  const row = rows[0];
+  return row ? { projectId: row.project_id, fromAddress: row.from_address } : null;
 }

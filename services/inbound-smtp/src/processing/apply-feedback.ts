@@ -100,7 +100,7 @@ async function findTarget(deps: FeedbackDeps, email: FeedbackEmail, report: Repo
   // fbl@: complaints only; anything else there names no recipient we can trust.
   if (report.kind !== 'arf') return null;
   for (const returnPath of [report.original.returnPath, report.originalMailFrom]) {
-    const recipientId = returnPath ? deps.verp?.parse(returnPath) : null;
+    const recipientId = returnPath ? deps.verp?.parseAny(returnPath) : null;
     const target = recipientId ? await byRecipientId(deps, recipientId, 'verp-in-original') : null;
     if (target) return target;
   }

@@ -1,5 +1,5 @@
-import { routeCandidates, type Verp } from '@mailroom/core';
-import { findPostmasterRoute, findRecipientProject, findRoutesByMatch, isVerifiedReturnPathDomain, type Queryable, type RouteMatch } from '@mailroom/db';
+import { normalizeDomain, routeCandidates, type Verp } from '@mailroom/core';
+import { findPostmasterRoute, findRecipientProject, findRoutesByMatch, type Queryable, type RouteMatch } from '@mailroom/db';
 
 // How long a route found for an address is reused without asking PostgreSQL again (ms).
 export const ROUTE_CACHE_TTL_MS = 5_000;
@@ -18,13 +18,14 @@ export interface RecipientResolverOptions {
   verp: Verp;
   /** BOUNCE_DOMAIN: `fbl@` it is the feedback-loop address. */
   bounceDomain: string;
-  /** RETURN_PATH_LABEL: VERP addresses are also accepted at `<label>.<verified domain>`. */
+  /** RETURN_PATH_LABEL: VERP addresses are also accepted at `<label>.<the domain the mail was sent from>`. */
   returnPathLabel?: string;
 }
 
 /**
- * Decides whether the MX accepts a recipient: a VERP return path (at BOUNCE_DOMAIN or a verified
- * domain's return-path subdomain) whose MAC verifies and whose recipient row exists, `fbl@BOUNCE_DOMAIN`, or an address a route claims (exact, then without
+ * Decides whether the MX accepts a recipient: a VERP return path whose MAC verifies and whose
+ * recipient row exists, at BOUNCE_DOMAIN or at the return-path subdomain of the domain its mail
+ * was sent from; `fbl@BOUNCE_DOMAIN`; or an address a route claims (exact, then without
  * `+tag`, then `*@domain`; postmaster at a routed domain, that domain's route). Postmaster bare
  * or at BOUNCE_DOMAIN is taken as `fbl@` is. Anything else is null, and is refused: never an open relay.
  *
@@ -45,10 +46,10 @@ export class RecipientResolver {
   }
 
   async resolve(address: string): Promise<Recipient | null> {
-    const recipientId = this.options.verp.parse(address) ?? (await this.parseAtReturnPathDomain(address));
+    const recipientId = this.options.verp.parseAny(address);
     if (recipientId) {
-      const projectId = await findRecipientProject(this.options.db, recipientId);
-      return projectId ? { kind: 'verp', address, recipientId, projectId } : null;
+      const sent = await findRecipientProject(this.options.db, recipientId);
+      return sent && this.isReturnPathOf(address, sent.fromAddress) ? { kind: 'verp', address, recipientId, projectId: sent.projectId } : null;
     }
     const lower = address.toLowerCase();
     if (lower === this.fbl) return { kind: 'fbl', address };
@@ -60,17 +61,16 @@ export class RecipientResolver {
   }
 
   /**
-   * A VERP address at a verified domain's return-path subdomain (DESIGN §7): only addresses
-   * shaped like one cost a lookup, and the MAC is checked as for BOUNCE_DOMAIN.
+   * Whether a VERP address (its MAC verified) is at a return path its mail could have had:
+   * BOUNCE_DOMAIN, or the return-path subdomain of the domain it was sent from, verified then.
+   * Not whether that domain is verified now: a record gone missing or the domain deleted since
+   * must not turn away bounces of mail already sent (a refused DSN is lost for good).
    */
-  private async parseAtReturnPathDomain(address: string): Promise<string | null> {
-    const label = this.options.returnPathLabel;
-    if (!label || !/^<?\s*bounces\+/i.test(address)) return null;
+  private isReturnPathOf(address: string, fromAddress: string): boolean {
     const host = address.slice(address.lastIndexOf('@') + 1).replace(/>\s*$/, '').trim().toLowerCase();
-    // The MAC first: a forged address costs no query.
-    const recipientId = this.options.verp.parse(address, [host]);
-    if (!recipientId) return null;
-    return (await isVerifiedReturnPathDomain(this.options.db, host, label)) ? recipientId : null;
+    if (host === this.options.bounceDomain.toLowerCase()) return true;
+    const fromDomain = normalizeDomain(fromAddress.slice(fromAddress.lastIndexOf('@') + 1));
+    return this.options.returnPathLabel !== undefined && fromDomain !== null && host === `${this.options.returnPathLabel.toLowerCase()}.${fromDomain}`;
   }
 
   /**
