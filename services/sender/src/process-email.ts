@@ -40,7 +40,18 @@ export interface ProcessDeps {
   personalizeHtml: (email: OutgoingEmail) => PersonalizeHtml | null;
   /** Keys of verified domains, looked up once per job: their mail is DKIM-signed and bounces to their return-path subdomain. Absent: nothing is signed. */
   signing?: SigningDomains;
+  /**
+   * REQUIRE_VERIFIED_DOMAINS: mail whose From domain is not verified in its project when it is
+   * due (the domain failed or was deleted after the send was accepted, perhaps verified by
+   * another project since) is not sent but deferred, so it goes out only if the domain is
+   * verified again in time, and otherwise fails at the end of the retry schedule.
+   */
+  requireVerifiedDomains?: boolean;
 }
+
+// Why a recipient of such mail is deferred without a delivery attempt.
+const DOMAIN_NOT_VERIFIED_NOW =
+  'Not sent: the From domain is not verified in this project now (REQUIRE_VERIFIED_DOMAINS); tried again on the retry schedule in case it is verified again.';
 
 // Recipients of one email attempted at once, over pooled connections.
 const RECIPIENT_PARALLELISM = 5;
@@ -147,6 +158,7 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
   // A message that cannot be built never will be: its recipients bounce, rather than the job
   // failing and being tried again for ever. Anything else (PostgreSQL, a lease) fails the job.
   const deliverTo = async (recipient: DueRecipient): Promise<DeliveryOutcome> => {
+    if (deps.requireVerifiedDomains && signing === null) return { kind: 'deferred', smtp: null, error: DOMAIN_NOT_VERIFIED_NOW, retryAfterSeconds: null };
     let request: DeliveryRequest;
     try {
       request = await message(recipient);

@@ -124,6 +124,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     // Only emails with tracking on get per-recipient HTML; the others keep the one compiled message.
     personalizeHtml: (email) => tracking.forEmail(email),
     signing: new SigningDomains({ db: pool, encryptionKey: deriveKey(secretKey, 'encryption'), returnPathLabel: config.returnPathLabel }),
+    requireVerifiedDomains: config.requireVerifiedDomains,
   };
   const lockDuration = Math.min(MAX_LOCK_MS, config.leaseSeconds * 1000);
   const connection = { connection: workerRedis, prefix: config.queuePrefix };
