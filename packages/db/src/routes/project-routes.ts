@@ -88,3 +88,22 @@ export async function deleteRoute(db: Queryable, projectId: string, id: string):
   const { rowCount } = await db.query({ text: 'DELETE FROM routes WHERE id = $1 AND project_id = $2', values: [id, projectId] });
   return (rowCount ?? 0) > 0;
 }
+
+/**
+ * Deletes the route of another project holding `match` when that project does not hold the
+ * match's domain verified (REQUIRE_VERIFIED_DOMAINS: the caller has verified it, and only one
+ * project can hold a name verified), so the domain's verified holder can take the address over.
+ * A route that webhook endpoints are scoped to is kept (they are its project's to change).
+ * True when one was deleted.
+ */
+export async function releaseLapsedRoute(db: Queryable, match: string, takerProjectId: string): Promise<boolean> {
+  const { rowCount } = await db.query({
+    text: `DELETE FROM routes r
+            WHERE r.match = $1 AND r.project_id <> $2
+              AND NOT EXISTS (SELECT 1 FROM domains d WHERE d.project_id = r.project_id AND d.status = 'verified'
+                                                       AND d.name = substring(r.match from '@([^@]*)$'))
+              AND NOT EXISTS (SELECT 1 FROM webhooks w WHERE w.route_id = r.id)`,
+    values: [match, takerProjectId],
+  });
+  return (rowCount ?? 0) > 0;
+}

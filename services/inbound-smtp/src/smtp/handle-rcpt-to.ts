@@ -15,7 +15,7 @@ export interface RcptToDeps {
 
 /**
  * RCPT TO: accepts a recipient the resolver knows (route, VERP, fbl@), refuses any other with
- * `550 5.1.1`, and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the
+ * `550 5.1.1` (`450 4.7.1` for a route whose project does not hold its domain verified now), and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the
  * sending MTA retries rather than bounces. Past MAX_UNKNOWN_RECIPIENTS refusals since the
  * session's last accepted message, `421` closes the connection.
  */
@@ -40,6 +40,10 @@ export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId:
     }
     deps.metrics.recipientsRefused.inc({ reason: 'unknown_recipient' });
     throw smtpError(550, 'No such recipient here.');
+  }
+  if (recipient.kind === 'lapsed') {
+    deps.metrics.recipientsRefused.inc({ reason: 'domain_not_verified' });
+    throw smtpError(450, "This address's domain is not verified here at the moment; try again later.", '4.7.1');
   }
   deps.transactions.accept(sessionId, recipient);
 }

@@ -3,7 +3,7 @@ import type { ByteBudget } from '@mailroom/core';
 
 // Why a connection, recipient or message is refused: the `reason` label of each counter.
 const CONNECTION_REFUSALS = ['per_ip_limit', 'shutting_down'] as const;
-const RECIPIENT_REFUSALS = ['unknown_recipient', 'too_many_unknown_recipients', 'unavailable'] as const;
+const RECIPIENT_REFUSALS = ['unknown_recipient', 'domain_not_verified', 'too_many_unknown_recipients', 'unavailable'] as const;
 const MESSAGE_REFUSALS = ['size', 'line_too_long', 'memory', 'aborted', 'unavailable'] as const;
 
 /** Why a connection, recipient or message was refused; the `reason` label of the counters. */

@@ -13,6 +13,17 @@ export type Recipient =
   /** `fbl@BOUNCE_DOMAIN`, and postmaster bare or at BOUNCE_DOMAIN: kept without a project until read. */
   | { kind: 'fbl'; address: string };
 
+/**
+ * A route claims the address, but (with REQUIRE_VERIFIED_DOMAINS) its project does not hold the
+ * route's domain verified now: its records went missing, or it deleted the domain (which another
+ * project may hold since). Not taken: mail must not reach a project that lost the name, and a
+ * temporary refusal lets the sender try again once the domain is verified (again, or by its new owner).
+ */
+export interface LapsedRoute {
+  kind: 'lapsed';
+  address: string;
+}
+
 export interface RecipientResolverOptions {
   db: Queryable;
   verp: Verp;
@@ -20,6 +31,8 @@ export interface RecipientResolverOptions {
   bounceDomain: string;
   /** RETURN_PATH_LABEL: VERP addresses are also accepted at `<label>.<the domain the mail was sent from>`. */
   returnPathLabel?: string;
+  /** REQUIRE_VERIFIED_DOMAINS: a route takes mail only while its project holds its domain verified. */
+  requireVerifiedDomains?: boolean;
 }
 
 /**
@@ -45,7 +58,7 @@ export class RecipientResolver {
     this.postmaster = `postmaster@${options.bounceDomain}`.toLowerCase();
   }
 
-  async resolve(address: string): Promise<Recipient | null> {
+  async resolve(address: string): Promise<Recipient | LapsedRoute | null> {
     const recipientId = this.options.verp.parseAny(address);
     if (recipientId) {
       const sent = await findRecipientProject(this.options.db, recipientId);
@@ -57,7 +70,9 @@ export class RecipientResolver {
     // like a report to fbl@ (an operator's to read); at a routed domain, see findRoute.
     if (lower === 'postmaster' || lower === this.postmaster) return { kind: 'fbl', address };
     const route = await this.findRoute(address);
-    return route ? { kind: 'route', address, routeId: route.id, projectId: route.projectId } : null;
+    if (!route) return null;
+    if (this.options.requireVerifiedDomains && !route.domainVerified) return { kind: 'lapsed', address };
+    return { kind: 'route', address, routeId: route.id, projectId: route.projectId };
   }
 
   /**
@@ -83,11 +98,14 @@ export class RecipientResolver {
     if (cached && cached.expiresAt > now) return cached.route;
     const candidates = routeCandidates(address);
     if (candidates.length === 0) return undefined;
-    const [found] = await findRoutesByMatch(this.options.db, candidates);
+    const found = await findRoutesByMatch(this.options.db, candidates);
+    // The most specific route whose project holds its domain, when that is required; a lapsed
+    // one only when no other claims the address (it is then refused for now, not taken).
+    const usable = this.options.requireVerifiedDomains ? found.find((r) => r.domainVerified) : found[0];
     // postmaster@ a domain with routes but none for it: the domain's route takes it (RFC 5321 §4.5.1).
     // The candidates are normalized (lower-cased, quotes that are only syntax dropped), the last `*@domain`.
     const isPostmaster = (candidates[0] as string).startsWith('postmaster@');
-    const route = found ?? (isPostmaster ? await findPostmasterRoute(this.options.db, (candidates.at(-1) as string).slice(2)) : undefined);
+    const route = usable ?? found[0] ?? (isPostmaster ? await findPostmasterRoute(this.options.db, (candidates.at(-1) as string).slice(2)) : undefined);
     if (route) {
       if (this.routes.size >= ROUTE_CACHE_SIZE) this.routes.clear();
       this.routes.set(address, { route, expiresAt: now + ROUTE_CACHE_TTL_MS });

@@ -53,7 +53,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     maxConnections: config.smtpMaxConnections,
     idleTimeoutMs: config.smtpIdleTimeoutSeconds * 1000,
     limits: new ConnectionLimits(config.smtpMaxConnectionsPerIp),
-    resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain, returnPathLabel: config.returnPathLabel }),
+    resolver: new RecipientResolver({ db: backends.pool, verp: options.verp, bounceDomain: config.bounceDomain, returnPathLabel: config.returnPathLabel, requireVerifiedDomains: config.requireVerifiedDomains }),
     store,
     memory,
     expected,

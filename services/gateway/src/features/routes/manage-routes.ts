@@ -1,14 +1,37 @@
 import { conflict, isId, newId, notFound } from '@mailroom/core';
-import { deleteRoute as deleteRouteRow, findRoute, findWebhooksOfRoute, insertRoute, isForeignKeyViolation, listRoutes, updateRoute as updateRouteRow, type Queryable, type RouteChanges, type RouteRow } from '@mailroom/db';
+import {
+  deleteRoute as deleteRouteRow,
+  findRoute,
+  findWebhooksOfRoute,
+  insertRoute,
+  isForeignKeyViolation,
+  listRoutes,
+  releaseLapsedRoute,
+  updateRoute as updateRouteRow,
+  type Queryable,
+  type RouteChanges,
+  type RouteRow,
+} from '@mailroom/db';
 import type { ListQuery } from '../../http/pagination';
 
 // The same words whether the match was taken by this project or another: routes are
 // first-come within one installation (DESIGN §7), and the owner is not revealed.
 const taken = (match: string) => conflict(`The match "${match}" is already used by a route.`);
 
-/** Creates a route; its match (already normalized) must not belong to any route yet, else 409 `conflict`. */
-export async function createRoute(db: Queryable, projectId: string, input: { match: string; name?: string | null | undefined }): Promise<RouteRow> {
-  const route = await insertRoute(db, { id: newId('route'), projectId, match: input.match, name: input.name ?? null });
+/**
+ * Creates a route; its match (already normalized) must not belong to any route yet, else 409
+ * `conflict`. With `takeOverLapsed` (REQUIRE_VERIFIED_DOMAINS, the caller's project holding the
+ * domain verified), a route of another project that no longer holds the domain is removed first.
+ */
+export async function createRoute(
+  db: Queryable,
+  projectId: string,
+  input: { match: string; name?: string | null | undefined },
+  options: { takeOverLapsed: boolean },
+): Promise<RouteRow> {
+  const insert = () => insertRoute(db, { id: newId('route'), projectId, match: input.match, name: input.name ?? null });
+  let route = await insert();
+  if (!route && options.takeOverLapsed && (await releaseLapsedRoute(db, input.match, projectId))) route = await insert();
   if (!route) throw taken(input.match);
   return route;
 }
@@ -25,10 +48,13 @@ export function listProjectRoutes(db: Queryable, projectId: string, query: ListQ
   return listRoutes(db, { projectId, before: query.after, limit: query.limit + 1 });
 }
 
-/** Changes a route's match or name; a match used by another route is 409 `conflict`. */
-export async function changeRoute(db: Queryable, projectId: string, id: string, changes: RouteChanges): Promise<RouteRow> {
+/** Changes a route's match or name; a match used by another route is 409 `conflict` (`takeOverLapsed` as for `createRoute`). */
+export async function changeRoute(db: Queryable, projectId: string, id: string, changes: RouteChanges, options: { takeOverLapsed: boolean }): Promise<RouteRow> {
   if (!isId('route', id)) throw notFound('route');
-  const result = await updateRouteRow(db, projectId, id, changes);
+  let result = await updateRouteRow(db, projectId, id, changes);
+  if (result === 'match_taken' && changes.match !== undefined && options.takeOverLapsed && (await releaseLapsedRoute(db, changes.match, projectId))) {
+    result = await updateRouteRow(db, projectId, id, changes);
+  }
   if (result === 'not_found') throw notFound('route');
   if (result === 'match_taken') throw taken(changes.match ?? '');
   return result.route;

@@ -49,7 +49,7 @@ const present = (route: RouteRow): z.infer<typeof routeSchema> => ({
 });
 
 const MATCH_RULES =
-  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`. Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
+  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
 
 export const routeRoutes = [
   defineRoute({
@@ -66,7 +66,7 @@ export const routeRoutes = [
     async handler({ body, auth, ctx }) {
       const projectId = scopedProjectId(auth);
       await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
-      return present(await createRoute(ctx.pool, projectId, body));
+      return present(await createRoute(ctx.pool, projectId, body, { takeOverLapsed: ctx.config.requireVerifiedDomains }));
     },
   }),
   defineRoute({
@@ -112,7 +112,7 @@ export const routeRoutes = [
     async handler({ params, body, auth, ctx }) {
       const projectId = scopedProjectId(auth);
       if (body.match !== undefined) await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
-      return present(await changeRoute(ctx.pool, projectId, params.id, body));
+      return present(await changeRoute(ctx.pool, projectId, params.id, body, { takeOverLapsed: ctx.config.requireVerifiedDomains }));
     },
   }),
   defineRoute({
