@@ -3,6 +3,10 @@ import { promisify } from 'node:util';
 
 const generate = promisify(generateKeyPair);
 const RSA_BITS = 2048;
+const SELECTOR_PREFIX = 'mr';
+const SELECTOR_RANDOM_BYTES = 5;
+/** Characters of every selector `generateDkimKey` makes. */
+export const DKIM_SELECTOR_LENGTH = SELECTOR_PREFIX.length + 2 * SELECTOR_RANDOM_BYTES;
 
 /** A new DKIM key: its selector, the public key as DNS publishes it and the private key (PKCS#8 PEM). */
 export interface NewDkimKey {
@@ -23,5 +27,5 @@ export async function generateDkimKey(): Promise<NewDkimKey> {
     publicKeyEncoding: { type: 'spki', format: 'der' },
     privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
-  return { selector: `mr${randomBytes(5).toString('hex')}`, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
+  return { selector: `${SELECTOR_PREFIX}${randomBytes(SELECTOR_RANDOM_BYTES).toString('hex')}`, publicKey: publicKey.toString('base64'), privateKeyPem: privateKey };
 }

@@ -65,6 +65,16 @@ describe('VERP return paths', () => {
     expect(verp.parseAny(verp.returnPath(recipientId))).toBe(recipientId);
   });
 
+  test('when the return path at a long sending domain would pass 254 octets, then it is at BOUNCE_DOMAIN instead', () => {
+    const recipientId = newId('recipient');
+    const fits = `bounces.${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(57)}.example`;
+    expect(verp.returnPath(recipientId, fits).length).toBe(254);
+    expect(verp.returnPath(recipientId, fits).endsWith(`@${fits}`)).toBe(true);
+    const long = `x${fits}`;
+    expect(verp.returnPath(recipientId, long)).toBe(verp.returnPath(recipientId));
+    expect(verp.parse(verp.returnPath(recipientId, long))).toBe(recipientId);
+  });
+
   test('when the MAC is tampered with, then it is refused', () => {
     const address = verp.returnPath(newId('recipient'));
     const mac = /-([0-9a-f]{12})@/.exec(address)![1]!;

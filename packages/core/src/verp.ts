@@ -3,6 +3,8 @@ import { safeEqual } from './crypto';
 import { isId } from './ids';
 
 const MAC_LENGTH = 12; // hex characters: 48 bits, enough that bounces cannot be forged
+// RFC 5321 §4.5.3.1.3: a path of 256 octets with its angle brackets.
+const MAX_PATH_ADDRESS = 254;
 const RETURN_PATH = /^bounces\+(rcpt_[0-9a-z]{26})-([0-9a-f]{12})@([^@\s]+)$/i;
 
 /**
@@ -22,9 +24,15 @@ export class Verp {
     private readonly returnPathLabel?: string,
   ) {}
 
-  /** The return path for one recipient, at BOUNCE_DOMAIN unless another domain is given. */
+  /**
+   * The return path for one recipient, at BOUNCE_DOMAIN unless another domain is given; at
+   * BOUNCE_DOMAIN all the same when the address at that domain would pass RFC 5321's 254
+   * octets (a sending domain of over about 190), which a receiver may refuse.
+   */
   returnPath(recipientId: string, domain = this.bounceDomain): string {
-    return `bounces+${recipientId}-${this.mac(recipientId)}@${domain}`;
+    const local = `bounces+${recipientId}-${this.mac(recipientId)}`;
+    const address = `${local}@${domain}`;
+    return address.length <= MAX_PATH_ADDRESS ? address : `${local}@${this.bounceDomain}`;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { normalizeDomain } from '@mailroom/core';
+import { hasTopLevelLabel, normalizeDomain } from '@mailroom/core';
 import addressparser from 'nodemailer/lib/addressparser';
 import { z } from 'zod';
 
@@ -14,9 +14,6 @@ const PLAIN_ADDRESS = new RegExp(`^${ATEXT}@[A-Za-z0-9.-]+$`);
 const PLAIN_NAMED = new RegExp(`^(${ATEXT}(?: ${ATEXT})*) <(${ATEXT}@[A-Za-z0-9.-]+)>$`);
 // RFC 5322 §3.4.1's dot-atom local part: atext runs joined by single dots (none first or last).
 const DOT_ATOM_LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
-// A top-level domain: letters (RFC 1123 §2.1: never all digits, and none has fewer than two),
-// or an A-label (`xn--p1ai`, .рф), in either case.
-const TLD = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
 
 export interface Mailbox {
   name: string;
@@ -102,7 +99,7 @@ function isAddress(address: string): boolean {
   if (/[^A-Za-z0-9.-]/.test(domain) || domain.endsWith('.')) return false;
   // normalizeDomain judges the labels (UTS #46, as the domain is also looked up), and an
   // A-label that is not valid punycode makes it refuse the whole domain.
-  return normalizeDomain(domain) !== null && TLD.test(domain.slice(domain.lastIndexOf('.') + 1));
+  return normalizeDomain(domain) !== null && hasTopLevelLabel(domain);
 }
 
 /** A mailbox as given (for headers) and its bare address (for the envelope). */
