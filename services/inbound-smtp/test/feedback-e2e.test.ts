@@ -380,6 +380,20 @@ describe('complaints (ARF)', () => {
     expect((await otherApi.get(`/emails/received/${inb}`)).status).toBe(404);
   });
 
+  test('when an ARF report at fbl@ names by Message-ID an email never sent (scheduled, or canceled), then nothing is recorded and the email still goes out', async () => {
+    const later = await s.api.post('/emails', { from: FROM, to: 'gina@example.test', subject: 'Later', text: 'Soon', scheduledAt: new Date(Date.now() + 4_000).toISOString() });
+    const canceled = await s.api.post('/emails', { from: FROM, to: 'hank@example.test', subject: 'Never', text: 'No', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() });
+    expect((await s.api.post(`/emails/${canceled.body.id}/cancel`)).status).toBe(200);
+    for (const [id, to] of [[later.body.id, 'gina@example.test'], [canceled.body.id, 'hank@example.test']] as const) {
+      await deliver(`fbl@${BOUNCE_DOMAIN}`, arf({ to: `fbl@${BOUNCE_DOMAIN}`, originalRcptTo: to, messageId: `<${id}@acme.test>`, originalTo: to }));
+      expect(feedbackEvents((await s.api.get(`/emails/${id}`)).body)).toEqual([]);
+      expect(await suppression(to)).toBeNull();
+    }
+    const sent = await waitForEmail(s.api, later.body.id, isFinished);
+    expect(sent.status).toBe('delivered');
+    expect((await s.api.get(`/emails/${canceled.body.id}`)).body.status).toBe('canceled');
+  });
+
   test('when an ARF report at fbl@ carries the VERP return path, then the recipient it names complained', async () => {
     const sent = await sendDelivered(['erin@example.test', 'frank@example.test']);
     const returnPath = sent.returnPaths['erin@example.test']!;

@@ -5,12 +5,13 @@ import type { Queryable } from '../pool';
 /** A sent email a received report is about, with every recipient it has. */
 export interface SentEmail {
   email: EmailEventSubject;
-  recipients: { id: string; address: string }[];
+  /** `attempts`: delivery attempts recorded for it (0: never sent, as far as the sender has committed). */
+  recipients: { id: string; address: string; attempts: number }[];
 }
 
 const SELECT_SENT_EMAIL = `
 SELECT json_build_object('id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'to', e."to", 'subject', e.subject, 'tags', e.tags) AS email,
-       (SELECT json_agg(json_build_object('id', r.id, 'address', r.address) ORDER BY r.id) FROM email_recipients r WHERE r.email_id = e.id) AS recipients
+       (SELECT json_agg(json_build_object('id', r.id, 'address', r.address, 'attempts', r.attempts) ORDER BY r.id) FROM email_recipients r WHERE r.email_id = e.id) AS recipients
   FROM emails e`;
 
 interface SentEmailRow {

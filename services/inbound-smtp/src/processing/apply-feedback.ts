@@ -106,7 +106,13 @@ async function findTarget(deps: FeedbackDeps, email: FeedbackEmail, report: Repo
   }
   const sent = report.original.messageId ? await findSentEmailByMessageId(deps.pool, report.original.messageId) : null;
   if (!sent) return null;
-  const recipient = pickRecipient(sent.recipients, report.originalRcptTo, report.original.to);
+  // A Message-ID is no proof the mail reached anyone (an email's id is in it): only a recipient
+  // it was sent to can complain, never one still scheduled, canceled or suppressed before sending.
+  const recipient = pickRecipient(
+    sent.recipients.filter((r) => r.attempts > 0),
+    report.originalRcptTo,
+    report.original.to,
+  );
   return recipient ? { sent, recipient, by: 'message-id' } : null;
 }
 
