@@ -100,9 +100,10 @@ export const eventTypeOf = (record: OutcomeRecord): WebhookEventType => EVENT_OF
 /**
  * Applies one outcome to a recipient's current state. The status moves only if DESIGN §4
  * allows it; the outcome's events are appended either way (a late delay after `delivered` is on
- * the timeline), except for a replay: feedback whose status the recipient already has (a
- * second complaint, a DSN's bounce seen twice) changes nothing and appends nothing. A delay is
- * never a replay, since a recipient may be delayed any number of times.
+ * the timeline), except for a replay: feedback without a source key whose status the recipient
+ * already has (a second sandbox complaint) changes nothing and appends nothing; reports by mail
+ * carry their source key, which tells a replay apart. A delay is never a replay, since a
+ * recipient may be delayed any number of times.
  */
 export function applyOutcome(state: RecipientState, record: OutcomeRecord): Applied {
   const target = STATUS_OF[record.outcome.kind];
@@ -138,7 +139,11 @@ export function applyOutcome(state: RecipientState, record: OutcomeRecord): Appl
     };
   }
 
-  if (state.status === target && target !== 'delivery_delayed') return { state, events: [], suppression: null };
+  // Without a source key, feedback the recipient's status already shows is taken for a replay
+  // (a sandbox complaint, a DSN's bounce seen twice); a report with one is told apart by it, so
+  // a different report about a bounced or complained recipient is on the timeline too (DESIGN §7).
+  const keyed = 'sourceKey' in record && record.sourceKey !== undefined;
+  if (!keyed && state.status === target && target !== 'delivery_delayed') return { state, events: [], suppression: null };
   const { outcome } = record;
   return {
     state: moves
@@ -149,7 +154,9 @@ export function applyOutcome(state: RecipientState, record: OutcomeRecord): Appl
           lastResponse: lastResponse(outcome) ?? state.lastResponse,
         }
       : state,
-    events: [event(EVENT_OF[outcome.kind], record.at, outcomeData(outcome, state.attempts))],
+    // About the attempt that sent it: at least the first, also when the report overtook the
+    // sender's commit of that attempt (a DSN within a second of the 250).
+    events: [event(EVENT_OF[outcome.kind], record.at, outcomeData(outcome, Math.max(1, state.attempts)))],
     // A complaint or a hard bounce suppresses the address even if the status cannot show it.
     suppression: suppressionOf(record),
   };

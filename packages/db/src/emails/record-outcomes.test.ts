@@ -216,6 +216,28 @@ describe('recordOutcomes with replayed reports', () => {
     expect(s.status).toBe('complained');
   });
 
+  test('when different reports say what the recipient already shows (a second bounce, a second complaint), then each is on the timeline', async () => {
+    const sent = await newEmail(2);
+    await recordOutcomes(pool, [delivered(sent, 0), delivered(sent, 1)]);
+    const bounce = (key: string) => report({ kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: true }, key);
+    expect(await recordOutcomes(pool, [bounce('inb_dsn1')(sent, 0)])).toBe(1);
+    expect(await recordOutcomes(pool, [bounce('inb_dsn2')(sent, 0), bounce('inb_dsn1')(sent, 0)])).toBe(1);
+    expect(await recordOutcomes(pool, [complaintReport('inb_arf_a')(sent, 1)])).toBe(1);
+    expect(await recordOutcomes(pool, [complaintReport('inb_arf_b')(sent, 1)])).toBe(1);
+    const s = await state(sent);
+    expect(s.types.filter((t) => t === 'email.bounced')).toHaveLength(2);
+    expect(s.types.filter((t) => t === 'email.complained')).toHaveLength(2);
+    // Without a key (a sandbox complaint), the status it already shows is taken for a replay.
+    expect(await recordOutcomes(pool, [feedback(sent, { kind: 'complained', detail: null }, 1)])).toBe(0);
+  });
+
+  test('when a report overtakes the commit of the attempt it is about, then its event names attempt 1, not 0', async () => {
+    const sent = await newEmail();
+    await recordOutcomes(pool, [report({ kind: 'bounced', smtp: NO_USER, bounceType: 'hard', suppress: true }, 'inb_early')(sent)]);
+    const { rows } = await pool.query<{ attempt: number }>({ text: "SELECT (data->>'attempt')::int AS attempt FROM email_events WHERE email_id = $1 AND type = 'email.bounced'", values: [sent.email.id] });
+    expect(rows).toEqual([{ attempt: 1 }]);
+  });
+
   test('when one report is applied twice in one batch, then it is recorded once', async () => {
     const sent = await newEmail();
     await recordOutcomes(pool, [delivered(sent)]);
