@@ -42,7 +42,7 @@ const DATA: Record<WebhookEventType | typeof TEST_EVENT_TYPE, z.ZodType> = {
     attempt: attempt.optional(),
     smtp: smtpReply.optional(),
     bounce: z.object({
-      type: z.enum(['hard', 'soft', 'policy']).meta({ description: 'hard for 5.1.x (the address is suppressed), policy for 5.7.x, soft otherwise.' }),
+      type: z.enum(['hard', 'soft', 'policy']).meta({ description: 'hard for 5.1.x (which suppresses the address, except 5.1.7 and 5.1.8, about the sender), policy for 5.7.x, soft otherwise; the bounces Mailroom decides itself (a message that cannot be built or carried, a domain that takes no mail) are hard.' }),
       code: z.string().nullable().meta({ description: 'The enhanced status code; null when the report could not be read.', example: '5.1.1' }),
       message: z.string(),
     }),
