@@ -1,3 +1,4 @@
+import { splitTxtValue } from '@mailroom/core';
 import { DnsServer } from '../../../test/support/dns-server';
 import { signUp, startTestGateway, type TestGateway } from '../../../test/support/gateway';
 import type { ApiClient } from '../../../test/support/http';
@@ -59,5 +60,25 @@ describe('sending domains behind a DNS server that truncates every UDP answer', 
 
     expect(verified.status).toBe('verified');
     expect(verified.records.find((r: { record: string }) => r.record === 'dkim')).toMatchObject({ status: 'verified' });
+  });
+
+  test('when the records are there but receivers could not use them, then verify marks each failed and shows what was found', async () => {
+    const { body: added } = await api.post('/domains', { name: 'unusable.example' });
+    const byRecord = (name: string) => added.records.find((r: { record: string }) => r.record === name);
+    const dkim = byRecord('dkim');
+    const zone = publish(added.records);
+    // The right key under an ed25519 k=, SPF that lets every address pass, and a backup MX preferred to ours.
+    zone[dkim.name] = { TXT: [splitTxtValue(dkim.value.replace('k=rsa', 'k=ed25519'))] };
+    zone['bounces.unusable.example'] = { TXT: ['v=spf1 ip4:192.0.2.10 +all'], MX: [{ preference: 10, exchange: 'mx.mailroom.example' }, { preference: 5, exchange: 'mx.elsewhere.example' }] };
+    dns.setZone(zone);
+
+    const checked = (await api.post(`/domains/${added.id}/verify`)).body;
+
+    expect(checked.status).toBe('pending');
+    const status = (name: string) => checked.records.find((r: { record: string }) => r.record === name);
+    expect(status('verification')).toMatchObject({ status: 'verified' });
+    expect(status('dkim')).toMatchObject({ status: 'failed', found: [expect.stringContaining('k=ed25519')] });
+    expect(status('return_path_spf')).toMatchObject({ status: 'failed', found: ['v=spf1 ip4:192.0.2.10 +all'] });
+    expect(status('return_path_mx')).toMatchObject({ status: 'failed', found: ['5 mx.elsewhere.example', '10 mx.mailroom.example'] });
   });
 });

@@ -1501,6 +1501,8 @@ export interface components {
             status: "pending" | "verified" | "failed";
             /** @description What the last lookup found at the name. */
             found?: string[];
+            /** @description Why the record is not usable as published, judged as a receiver would ("the key record's k= is ed25519, not rsa"; "SPF passes for 192.0.2.1, an address that is not ours"), or a note on a verified one (a subdomain covered by its organizational domain's DMARC policy). */
+            reason?: string;
             /**
              * Format: date-time
              * @example 2026-11-21T10:00:00.000Z

@@ -74,7 +74,7 @@ export function presentDomain(row: DomainRow, settings: DomainDnsSettings): Doma
         ...(record.selector ? { selector: record.selector, keyState: record.keyState } : {}),
         required: record.required,
         status: check?.status ?? 'pending',
-        ...(check ? { found: check.found, checkedAt: check.checkedAt } : {}),
+        ...(check ? { found: check.found, ...(check.reason ? { reason: check.reason } : {}), checkedAt: check.checkedAt } : {}),
       };
     }),
     createdAt: row.createdAt.toISOString(),

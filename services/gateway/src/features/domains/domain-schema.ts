@@ -40,6 +40,13 @@ const domainRecordSchema = z
     required: z.boolean().meta({ description: 'Needed for the domain to be verified.' }),
     status: recordStatus,
     found: z.array(z.string()).optional().meta({ description: 'What the last lookup found at the name.' }),
+    reason: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'Why the record is not usable as published, judged as a receiver would ("the key record\'s k= is ed25519, not rsa"; "SPF passes for 192.0.2.1, an address that is not ours"), or a note on a verified one (a subdomain covered by its organizational domain\'s DMARC policy).',
+      }),
     checkedAt: timestamp.optional(),
   })
   .meta({ id: 'DomainRecord' });
