@@ -35,6 +35,8 @@ export interface SmtpSinkOptions {
   name?: string;
   /** Advertise SIZE with this limit in octets, and refuse a larger declared SIZE= at MAIL. Default: no SIZE. */
   size?: number;
+  /** Milliseconds to hold the reply to RCPT TO for this recipient (an MX that stalls). Default 0. */
+  rcptDelayMs?: (recipient: string) => number;
 }
 
 /** A message the sink accepted. */
@@ -128,7 +130,10 @@ export class SmtpSink {
         const attempt = (this.attemptsByRecipient.get(key) ?? 0) + 1;
         this.attemptsByRecipient.set(key, attempt);
         const reply = rcptRule(address.address, attempt);
-        callback(reply.code >= 400 ? smtpError(reply) : undefined);
+        const answer = () => callback(reply.code >= 400 ? smtpError(reply) : undefined);
+        const delay = this.options.rcptDelayMs?.(address.address) ?? 0;
+        if (delay > 0) setTimeout(answer, delay);
+        else answer();
       },
       onData: (stream: SMTPServerDataStream, session: SMTPServerSession, callback) => {
         const chunks: Buffer[] = [];

@@ -4,6 +4,7 @@ import type { Deliverer, DeliveryOutcome, DeliveryRequest, SmtpReply } from './d
 import { MessageSkeleton, type PersonalizeHtml } from './message/build-skeleton';
 import { MessageSigner } from './message/sign-dkim';
 import { type DeferredAttempt, nextAttemptAt } from './retry-policy';
+import { RetriesWithinJob } from './retries-within-job';
 import type { DueRecipient, OutgoingEmail, RecordedAttempt, SendStore } from './send-store';
 import type { Signing, SigningDomains } from './signing-domains';
 import { simulateOutcome } from './simulate-outcome';
@@ -63,7 +64,9 @@ const OUTCOME_RETRY_MS = 250;
  * Works on one send job: claims the due emails among `emailIds`, delivers each (its message
  * compiled once, only the HTML part built per recipient, one SMTP transaction per recipient
  * with a VERP return path; test addresses
- * simulated instead), records every outcome as it comes, and gives the emails back due at their next retry.
+ * simulated instead), records every outcome as it comes, retries a deferred recipient within
+ * the job when it falls due while its email's other recipients are still in flight
+ * (`RetriesWithinJob`), and gives the emails back due at their next retry.
  */
 export async function processSendJob(deps: ProcessDeps, emailIds: readonly string[]): Promise<void> {
   if (emailIds.length > deps.emailsPerJob) {
@@ -130,18 +133,43 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
       : unbuildableOnFailure(MessageSkeleton.build(email, [], { varyHtml })));
   const signer = signing ? new MessageSigner(signing.key) : null;
   const queue = [...email.due];
+  const later = new RetriesWithinJob<{ recipientId: string; recorded: Promise<void> }>();
+  /** A deferred recipient again, due now, as its row says after the deferral's commit: null when it is no longer due. */
+  const dueAgain = async (retry: { recipientId: string; recorded: Promise<void> }): Promise<DueRecipient | null> => {
+    await retry.recorded;
+    const [fresh] = await deps.store.load([email.id]);
+    const suppressed = fresh?.suppressed.find((r) => r.id === retry.recipientId);
+    if (suppressed) {
+      const at = new Date();
+      await record([{ email, recipient: suppressed, outcome: { kind: 'suppressed' }, startedAt: at, endedAt: at }]);
+    }
+    return fresh?.due.find((r) => r.id === retry.recipientId) ?? null;
+  };
   const worker = async () => {
     let recorded: Promise<void> = Promise.resolve();
-    for (let recipient = queue.shift(); recipient; recipient = queue.shift()) {
+    for (;;) {
+      let recipient = queue.shift();
+      if (!recipient) {
+        const retry = await later.next();
+        if (!retry) return;
+        recipient = (await dueAgain(retry)) ?? undefined;
+        if (!recipient) continue;
+      }
       // The previous outcome is committed before the next attempt: a crash re-sends at most the ones in flight.
       await recorded;
-      const startedAt = new Date();
-      const simulated = simulateOutcome(recipient.address, recipient.attempts);
-      const delivery = simulated ? simulated.delivery : await deliverTo(recipient);
-      const endedAt = new Date();
-      const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
-      const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
-      recorded = record([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
+      later.started();
+      try {
+        const startedAt = new Date();
+        const simulated = simulateOutcome(recipient.address, recipient.attempts);
+        const delivery = simulated ? simulated.delivery : await deliverTo(recipient);
+        const endedAt = new Date();
+        const attempt = { attemptsMade: recipient.attempts + 1, firstAttemptAt: recipient.firstAttemptAt ?? startedAt, now: endedAt };
+        const outcome: RecipientOutcome = delivery.kind === 'suppressed' ? delivery : toRecipientOutcome(delivery, attempt, deps.smtpRetrySchedule);
+        recorded = record([{ email, recipient, outcome, startedAt, endedAt }, ...(simulated?.complaint ? [complaint(email, recipient, endedAt)] : [])]);
+        if (outcome.kind === 'deferred') later.defer({ recipientId: recipient.id, recorded }, outcome.nextAttemptAt);
+      } finally {
+        later.finished();
+      }
     }
   };
   /**
