@@ -113,3 +113,16 @@ describe('claimDeliveries', () => {
     ]);
   });
 });
+
+describe('claim order', () => {
+  test('when deliveries are claimed in any order, then they come back in outbox order, which the runner posts them in', async () => {
+    const target = await endpoint();
+    const keys = await eventsFannedOut(target, 6);
+    const { rows } = await pool.query<{ id: string }>({
+      text: 'SELECT id FROM email_events WHERE id = ANY($1::text[]) ORDER BY position',
+      values: [keys.map((k) => k.eventId)],
+    });
+    const claimed = await claimDeliveries(pool, [...keys].reverse(), 60);
+    expect(claimed.map((t) => t.eventId)).toEqual(rows.map((r) => r.id));
+  });
+});

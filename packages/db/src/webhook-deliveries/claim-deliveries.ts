@@ -10,7 +10,9 @@ const EARLY_SLACK_SECONDS = 2;
  * returns what their attempts need. A delivery whose endpoint was disabled meanwhile stops
  * here (state `failed`, no attempt), unless its next attempt is manual (recover); a deleted
  * endpoint's rows are gone with it. Anything else (already delivered, leased by another
- * dispatcher, not yet due) is left alone: a job for it was a duplicate.
+ * dispatcher, not yet due) is left alone: a job for it was a duplicate. In outbox order, which
+ * the runner posts them in: a recipient's `email.sent` goes before the outcome committed with it
+ * (no order is promised, as posts run in parallel, but a receiver mostly sees them so).
  */
 export async function claimDeliveries(pool: Pool, keys: readonly DeliveryKey[], leaseSeconds: number): Promise<DeliveryTarget[]> {
   if (keys.length === 0) return [];
@@ -37,7 +39,8 @@ export async function claimDeliveries(pool: Pool, keys: readonly DeliveryKey[], 
              RETURNING d.*, w.enabled OR d.manual AS claimed)
            SELECT ${TARGET_COLUMNS}
              FROM touched d JOIN webhooks w ON w.id = d.webhook_id JOIN email_events e ON e.id = d.event_id
-            WHERE d.claimed`,
+            WHERE d.claimed
+            ORDER BY e.position`,
     values: [keys.map((k) => k.eventId), keys.map((k) => k.webhookId), leaseSeconds, EARLY_SLACK_SECONDS],
   });
   return rows.map(toDeliveryTarget);
