@@ -3,6 +3,7 @@ import { type RunningDispatcher, startDispatcher } from '../../services/webhook-
 import { Receiver, until } from '../../services/webhook-dispatcher/test/support';
 import { DnsServer } from '../support/dns-server';
 import { apiClient } from '../support/http';
+import { publish } from '../support/published-records';
 import { checkPage, launchBrowser, newDashboardContext, sessionOf, signUpInBrowser, TEST_PASSWORD } from './support/browser';
 import { apiAsPage, type DashboardStack, startDashboardStack } from './support/stack';
 
@@ -174,8 +175,14 @@ describe('dashboard management pages in a real browser', () => {
     // Each record: its status, and a copy button for its name and for its value.
     for (const button of ['Copy name', 'Copy value']) expect(await card.getByRole('button', { name: button }).count()).toBe(await records.count());
     expect(await records.filter({ hasText: 'pending' }).count()).toBe(await records.count());
+    // The DKIM record published with a key type that is not RSA: the card says why it failed.
+    const [added] = (await (await sessionApi(page)).get('/domains')).body.data;
+    const dkim = added.records.find((r: { record: string }) => r.record === 'dkim');
+    const wrongKeyType = (text: string) => text.replace('k=rsa', 'k=dsa');
+    dns.setZone(publish([{ ...dkim, value: wrongKeyType(dkim.value), splitValue: dkim.splitValue && wrongKeyType(dkim.splitValue) }]));
     await page.getByRole('button', { name: 'Verify now: acme.example' }).click();
     await card.getByText(/Last checked (?!—)/).waitFor();
+    await records.filter({ hasText: 'DKIM' }).getByText(/k= is dsa/).first().waitFor();
     await checkPageClean(page, 'domains');
 
     await openFromNavigation(page, 'Routes', 'Routes');

@@ -67,6 +67,12 @@ export function DomainCard({ initial, onDeleted }: { initial: Domain; onDeleted:
                   </dd>
                 </>
               )}
+              {record.reason && (
+                <>
+                  <dt>{record.status === 'verified' ? 'Note' : 'Why'}</dt>
+                  <dd>{record.reason}</dd>
+                </>
+              )}
             </dl>
           </li>
         ))}
