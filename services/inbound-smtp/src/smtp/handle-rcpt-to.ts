@@ -15,8 +15,9 @@ export interface RcptToDeps {
 
 /**
  * RCPT TO: accepts a recipient the resolver knows (route, VERP, fbl@), refuses any other with
- * `550 5.1.1` (`450 4.7.1` for a route whose project does not hold its domain verified now), and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the
- * sending MTA retries rather than bounces. Past MAX_UNKNOWN_RECIPIENTS refusals since the
+ * `550 5.1.1` (`450 4.7.1` for a route whose project does not hold its domain verified now),
+ * and answers `451 4.3.0` when the lookup itself failed (PostgreSQL down), so the sending MTA
+ * retries rather than bounces. Past MAX_UNKNOWN_RECIPIENTS refusals since the
  * session's last accepted message, `421` closes the connection.
  */
 export async function handleRcptTo(deps: RcptToDeps, address: string, sessionId: string): Promise<void> {
