@@ -148,6 +148,9 @@ async function deliverEmail(deps: ProcessDeps, email: OutgoingEmail, signing: Si
   const worker = async () => {
     let recorded: Promise<void> = Promise.resolve();
     for (;;) {
+      // A stopping process starts no new transaction: what is left stays due and goes back to
+      // the queue with the email, so the stop waits only for the transactions in flight.
+      if (deps.stopping()) return;
       let recipient = queue.shift();
       if (!recipient) {
         const retry = await later.next();
