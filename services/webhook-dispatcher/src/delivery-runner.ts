@@ -72,7 +72,13 @@ interface EndpointState {
    */
   halted: boolean;
   held: DeliveryTarget[];
+  /** When one of its posts last ended, or began while none was posting (ms): see `stalled`. */
+  progressAt: number;
 }
+
+// An endpoint with posts in flight none of which has ended for this long (ms) is stalled: a
+// delivery job does not hold its queue slot waiting for it to drain (see `settle`).
+const STALL_MS = 1_000;
 
 /**
  * Runs the attempts of this process. A delivery job hands its deliveries over and completes
@@ -152,8 +158,8 @@ export class DeliveryRunner {
    * queue slot meanwhile, so a process takes from the queue about what it will post soon and
    * leaves the rest of a backlog to the other dispatchers: without it, the process that fetched
    * fastest held the whole backlog in memory while the others (say, the ones KEDA just added)
-   * had nothing to post. `maxMs` bounds the hold, so an endpoint that hangs only slows this
-   * process's intake. The wait is woken by the post, claim or stop that brings an endpoint down
+   * had nothing to post. An endpoint that hangs is not waited for (`settledEndpoint`), and
+   * `maxMs` bounds the hold. The wait is woken by the post, claim or stop that brings an endpoint down
    * to its two rounds, not polled: a poll every 20 ms let a busy endpoint run dry between polls
    * while the next jobs were still in the queue, and the process idled half the time with one
    * busy endpoint (the webhooks bench: 7.5k → 9k deliveries/s).
@@ -164,19 +170,33 @@ export class DeliveryRunner {
     if (pending.size === 0 || this.stopping) return;
     let settler: Settler | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let stallCheck: NodeJS.Timeout | undefined;
     await new Promise<void>((resolve) => {
       settler = { pending, resolve };
       this.settlers.add(settler);
       timer = setTimeout(resolve, maxMs);
+      // An endpoint stalls with nothing happening to wake the settler: looked at again meanwhile.
+      stallCheck = setInterval(() => {
+        for (const webhookId of pending) if (this.settledEndpoint(webhookId)) pending.delete(webhookId);
+        if (pending.size === 0) resolve();
+      }, STALL_MS);
     });
     clearTimeout(timer);
+    clearInterval(stallCheck);
     this.settlers.delete(settler as Settler);
   }
 
-  /** True when the endpoint has at most `settleLimit` deliveries here, waiting, being claimed or claimed and not posting. */
+  /**
+   * True when the endpoint has at most `settleLimit` deliveries here, waiting, being claimed or
+   * claimed and not posting, or when it is stalled: posts in flight and none ended for STALL_MS
+   * (an endpoint that hangs until the timeout). Holding a queue slot for a stalled endpoint
+   * spreads nothing (another dispatcher would wait on it alike) and kept the jobs of every other
+   * endpoint in the queue: a healthy endpoint's events waited minutes behind a hanging one's.
+   */
   private settledEndpoint(webhookId: string): boolean {
     const state = this.endpoints.get(webhookId);
-    return !state || state.waiting.length + state.claiming + state.ready.length <= this.settleLimit;
+    if (!state || state.waiting.length + state.claiming + state.ready.length <= this.settleLimit) return true;
+    return state.posting > 0 && Date.now() - state.progressAt >= STALL_MS;
   }
 
   /** The endpoint's stock went down: the settling jobs whose endpoints are all settled now resolve. */
@@ -234,7 +254,7 @@ export class DeliveryRunner {
   private endpoint(webhookId: string): EndpointState {
     let state = this.endpoints.get(webhookId);
     if (!state) {
-      state = { waiting: [], ready: [], claiming: 0, posting: 0, halted: false, held: [] };
+      state = { waiting: [], ready: [], claiming: 0, posting: 0, halted: false, held: [], progressAt: Date.now() };
       this.endpoints.set(webhookId, state);
     }
     return state;
@@ -351,6 +371,7 @@ export class DeliveryRunner {
         expired.push(target);
         continue;
       }
+      if (state.posting === 0) state.progressAt = Date.now();
       state.posting++;
       this.inFlight++;
       const task = this.attempt(target, state).finally(() => this.running.delete(task));
@@ -466,6 +487,7 @@ export class DeliveryRunner {
   /** Frees the post's slot and starts what it made room for. */
   private release(target: DeliveryTarget, state: EndpointState): void {
     state.posting--;
+    state.progressAt = Date.now();
     this.inFlight--;
     this.claimedCount--;
     this.known.delete(keyOf(target));

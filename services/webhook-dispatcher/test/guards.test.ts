@@ -105,6 +105,21 @@ describe('an endpoint that never answers', () => {
     expect(healthy.requests).toHaveLength(ids.length);
     await until(() => setup.dispatcher.runner.active === 2, 5_000, 'the healthy posts to finish');
   });
+
+  test('when events keep coming one at a time (a delivery job each), then the healthy endpoint keeps up: no job holds its slot for the hanging one', async () => {
+    // Each event a fan-out of its own, so a delivery job of two deliveries (one per endpoint). A
+    // job waiting for the hanging endpoint to drain held one of the process's 8 slots for 5 s:
+    // 80 such jobs would take 50 s; the healthy endpoint gets them as they come.
+    const before = new Set(healthy.requests.map((r) => r.headers['webhook-id']));
+    const ids: string[] = [];
+    for (let i = 0; i < 80; i++) {
+      ids.push(...(await setup.emit('email.delivered')));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seen = () => healthy.requests.filter((r) => !before.has(r.headers['webhook-id']) && ids.includes(String(r.headers['webhook-id']))).length;
+    await until(() => seen() === ids.length, 20_000, 'all 80 events at the healthy endpoint');
+    expect(hanging.requests).toHaveLength(2);
+  }, 40_000);
 });
 
 describe('the process-wide bound on posts', () => {
