@@ -85,15 +85,18 @@ function describeValue(variable: string, value: string | undefined): string {
 /**
  * A URL with its password and password-like query parameters masked. Done on the text rather
  * than through URL parsing, because the values worth masking are exactly the ones that fail
- * to parse: everything between the scheme and the last "@" is treated as user information.
+ * to parse: everything between the scheme and the last "@" is treated as user information (a
+ * password with a raw "@" or "#" in it included). The one rule for every message and log line.
  */
-function withoutPassword(value: string): string {
+export function withoutPassword(value: string): string {
   let shown = value.replace(SECRET_PARAMETER, '$1***');
   const at = shown.lastIndexOf('@');
   if (at === -1) return shown;
   const scheme = /^[a-z][a-z0-9+.-]*:(\/\/)?/i.exec(shown)?.[0] ?? '';
   const userInfo = shown.slice(scheme.length, at);
   const colon = userInfo.indexOf(':');
+  // A user name alone (`postgres@host`) carries no password.
+  if (colon === -1 && !userInfo.includes('/')) return shown;
   const user = colon > 0 && !userInfo.slice(0, colon).includes('/') ? userInfo.slice(0, colon + 1) : '';
   shown = `${scheme}${user}***${shown.slice(at)}`;
   return shown;

@@ -1,4 +1,5 @@
 import { ConfigError } from './config';
+import { withoutPassword } from './config-messages';
 import { PORT_VARIABLES, PortInUseError, portInUseError } from './port-in-use';
 
 /** A backing service could not be reached at start; the message says which and how to start it. */
@@ -14,15 +15,12 @@ export class DependencyUnavailableError extends Error {
   }
 }
 
-/** A URL without its password, fit for messages and logs. */
+/**
+ * A URL without its password, in the user information or in a query parameter (`?password=`,
+ * which pg and ioredis both take), fit for messages and logs.
+ */
 export function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparseable URL)';
-  }
+  return withoutPassword(url);
 }
 
 /** What to tell a person whose service did not start: one sentence for the failures they can fix. */

@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const expected = {
   email: { id: emailId, projectId, from: 'Acme <a@acme.test>', to: ['ann@example.test'], subject: 'Hi', tags: [{ name: 'k', value: 'v' }] },
-  recipients: recipients.map(({ id, address }) => ({ id, address })).sort((a, b) => a.id.localeCompare(b.id)),
+  recipients: recipients.map(({ id, address }) => ({ id, address, attempts: 0 })).sort((a, b) => a.id.localeCompare(b.id)),
 };
 
 test('when a recipient id is known, then its email with every recipient; else null', async () => {
