@@ -24,12 +24,12 @@ describe('the Kubernetes manifests', () => {
 
   test('when the schemas see a wrong type, a missing field or an unknown kind, then they say so', () => {
     const objects = clone(base());
-    find(objects, 'Deployment', 'gateway').spec.replicas = 'two';
+    find(objects, 'Deployment', 'inbound-smtp').spec.replicas = 'two';
     const scaled = objects.find((o) => o.kind === 'ScaledObject') as KubeObject;
     delete scaled.spec.scaleTargetRef.name;
     objects.push({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } });
     const problems = schemaProblems(objects).join('\n');
-    expect(problems).toMatch(/Deployment\/mailroom-gateway: .*replicas must be integer/);
+    expect(problems).toMatch(/Deployment\/mailroom-inbound-smtp: .*replicas must be integer/);
     expect(problems).toMatch(/ScaledObject\/.*scaleTargetRef must have required property name/);
     expect(problems).toContain('Widget/w: no schema for example.com/v1/Widget');
   });
@@ -94,6 +94,16 @@ describe('the Kubernetes manifests', () => {
   ])('when %s is rendered, then the MX is a %s Service that keeps the client address', (dir, type) => {
     const service = inboundService(rendered.get(dir) as KubeObject[]);
     expect(service?.spec).toMatchObject({ type, externalTrafficPolicy: 'Local' });
+  });
+
+  test.each(KUSTOMIZATIONS)('when %s is rendered, then a Deployment an autoscaler scales sets no replica count (an apply would reset the autoscaler\'s)', (dir) => {
+    const objects = rendered.get(dir) as KubeObject[];
+    const scaledTargets = objects
+      .filter((o) => o.kind === 'HorizontalPodAutoscaler' || o.kind === 'ScaledObject')
+      .map((o) => o.spec.scaleTargetRef.name as string);
+    expect(scaledTargets.length).toBeGreaterThan(0);
+    const counted = objects.filter((o) => o.kind === 'Deployment' && scaledTargets.includes(o.metadata.name) && o.spec.replicas !== undefined);
+    expect(counted.map((o) => o.metadata.name)).toEqual([]);
   });
 
   test('then the overlays pin their image and namespace', () => {
