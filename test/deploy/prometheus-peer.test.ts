@@ -423,8 +423,27 @@ function ruleUnitTests(): { tests: RuleTestGroup[] } {
     ],
     alert_rule_test: expect,
   });
+  const SERVICES_UP = ['gateway', 'sender', 'inbound-smtp', 'tracking', 'webhook-dispatcher'];
+  const availability = {
+    name: 'availability: every service up, then the senders fail their scrapes at 11m and the dispatchers vanish at 21m',
+    interval: '1m',
+    input_series: [
+      ...SERVICES_UP.filter((job) => job !== 'sender' && job !== 'webhook-dispatcher').map((job) => ({ series: `up{job="${job}",instance="${job}-a"}`, values: '1x60' })),
+      ...['sender-a', 'sender-b'].map((instance) => ({ series: `up{job="sender",instance="${instance}"}`, values: '1x10 0x50' })),
+      { series: 'up{job="webhook-dispatcher",instance="dispatcher-a"}', values: '1x20 _x40' },
+    ],
+    alert_rule_test: [
+      alertTest('10m', 'MailroomServiceDown'),
+      // Down from 11m, firing after its 5 minutes.
+      alertTest('14m', 'MailroomServiceDown'),
+      alertTest('17m', 'MailroomServiceDown', firing('MailroomServiceDown', { job: 'sender' })),
+      // The dispatchers' series gone after 21m (stale after 5 more), then the 5 minutes.
+      alertTest('40m', 'MailroomServiceDown', firing('MailroomServiceDown', { job: 'sender' }), firing('MailroomServiceDown', { job: 'webhook-dispatcher' })),
+    ],
+  };
   return {
     tests: [
+      availability,
       backlog,
       healthyBacklog,
       bounces('bounces: 6% of attempts', 3, [
