@@ -39,6 +39,9 @@ const backends = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   QUEUE_PREFIX,
   SECRET_KEY,
+  // Required in production, as the ConfigMap sets them (the migration runs with these alone).
+  DOMAIN_MX_HOST: 'mx.mailroom.test',
+  DOMAIN_SPF_MECHANISMS: 'ip4:127.0.0.1',
   // Sends from example.com must not wait for a verified domain, once that rule exists.
   REQUIRE_VERIFIED_DOMAINS: 'false',
 };

@@ -59,7 +59,16 @@ describe('loadConfig', () => {
 
   test('when NODE_ENV=production has no SECRET_KEY, then loading fails naming SECRET_KEY', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/SECRET_KEY/);
-    expect(loadConfig({ NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32) }).secretKey).toBe('x'.repeat(32));
+    const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), DOMAIN_MX_HOST: 'mx.mail.example.com', DOMAIN_SPF_MECHANISMS: 'ip4:203.0.113.10' };
+    expect(loadConfig(production).secretKey).toBe('x'.repeat(32));
+  });
+
+  test('when NODE_ENV=production leaves DOMAIN_MX_HOST or DOMAIN_SPF_MECHANISMS unset, then loading fails naming it (their defaults fit one machine only)', () => {
+    const production = { NODE_ENV: 'production', SECRET_KEY: 'x'.repeat(32), DOMAIN_MX_HOST: 'mx.mail.example.com', DOMAIN_SPF_MECHANISMS: 'ip4:203.0.113.10' };
+    expect(() => loadConfig({ ...production, DOMAIN_MX_HOST: undefined })).toThrow(/^Invalid DOMAIN_MX_HOST: required when NODE_ENV=production/);
+    expect(() => loadConfig({ ...production, DOMAIN_SPF_MECHANISMS: undefined })).toThrow(/^Invalid DOMAIN_SPF_MECHANISMS: required when NODE_ENV=production/);
+    expect(loadConfig(production).domainMxHost).toBe('mx.mail.example.com');
+    expect(loadConfig({ NODE_ENV: 'development' }).domainMxHost).toBe('localhost');
   });
 
   test('when EMAIL_RETENTION_DAYS is under 15, then loading fails naming it (recover reaches 14 days back)', () => {

@@ -230,6 +230,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.NODE_ENV === 'production' && !e.SECRET_KEY) {
     throw new ConfigError(`Invalid SECRET_KEY: required when NODE_ENV=production; expected ${EXPECTED_VALUES.SECRET_KEY}.`);
   }
+  // Their defaults fit one machine only: every sending domain would be told to publish `MX
+  // localhost` and `v=spf1 ip4:127.0.0.1 -all`, so no bounce would come back and SPF would fail.
+  for (const variable of ['DOMAIN_MX_HOST', 'DOMAIN_SPF_MECHANISMS'] as const) {
+    if (e.NODE_ENV === 'production' && !env[variable]) {
+      throw new ConfigError(`Invalid ${variable}: required when NODE_ENV=production (the records each sending domain publishes); expected ${EXPECTED_VALUES[variable]}.`);
+    }
+  }
   if ((e.ADMIN_EMAIL === undefined) !== (e.ADMIN_PASSWORD === undefined)) {
     throw new ConfigError('Invalid ADMIN_PASSWORD: ADMIN_EMAIL and ADMIN_PASSWORD must be set together.');
   }

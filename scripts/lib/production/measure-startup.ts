@@ -52,6 +52,8 @@ async function measureOnce(command: string, args: string[], cwd: string): Promis
     REDIS_URL: config.redisUrl,
     QUEUE_PREFIX: `measure-${process.pid}`,
     SECRET_KEY,
+    DOMAIN_MX_HOST: 'mx.mailroom.test',
+    DOMAIN_SPF_MECHANISMS: 'ip4:127.0.0.1',
     ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])),
   };
   const started = performance.now();

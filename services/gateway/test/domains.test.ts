@@ -131,7 +131,7 @@ describe('sending domains', () => {
     let other: ApiClient;
 
     beforeAll(async () => {
-      prod = await startTestGateway({ label: 'domainsprod', env: { NODE_ENV: 'production', DNS_SERVERS: dns.address } });
+      prod = await startTestGateway({ label: 'domainsprod', env: { NODE_ENV: 'production', DNS_SERVERS: dns.address, DOMAIN_MX_HOST: 'mx.mailroom.test', DOMAIN_SPF_MECHANISMS: 'ip4:127.0.0.1' } });
       const user = await signUp(prod.api);
       owner = prod.api.as({ token: (await createKey(user.as)).token });
       const second = await user.as.post('/projects', { name: 'Other' });
