@@ -57,12 +57,15 @@ export function exposedSeries(exposition: string): Map<string, Set<string>> {
   return series;
 }
 
+// Series Prometheus itself records for every scrape target, with the target's labels.
+const SCRAPE_SERIES: ReadonlyMap<string, ReadonlySet<string>> = new Map([['up', new Set(['job', 'instance'])]]);
+
 /** What in `expression` names a series nobody exposes, or a label that series never carries. */
 export function unknownReferences(expression: string, exposed: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const { selectors, errors } = parsePromql(expression);
   const problems = [...errors];
   for (const { metric, labels } of selectors) {
-    const known = exposed.get(metric);
+    const known = exposed.get(metric) ?? SCRAPE_SERIES.get(metric);
     if (!known) problems.push(`${metric} is exported by no service`);
     else for (const label of labels) if (!known.has(label)) problems.push(`${metric} has no label ${label}`);
   }
