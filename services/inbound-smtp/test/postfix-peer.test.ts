@@ -228,7 +228,16 @@ describe('our sender and Postfix', () => {
 
     // The report is Postfix's real RFC 3464 DSN, as it arrived at our MX from Postfix.
     const reportId = bounced.data.report.received_email_id as string;
-    const report = (await s.api.get(`/emails/received/${reportId}`)).body;
+    // Its outcome can be on the timeline a moment before its parsed fields are written.
+    let report: any;
+    await postfix.waitFor(
+      async () => {
+        report = (await s.api.get(`/emails/received/${reportId}`)).body;
+        return report.from !== null;
+      },
+      10_000,
+      `${reportId} parsed`,
+    );
     expect(report).toMatchObject({
       routeId: null,
       from: { address: `MAILER-DAEMON@${POSTFIX_HOSTNAME}` },
