@@ -55,6 +55,25 @@ describe('DKIM signing', () => {
     expect(await verify(tampered)).toMatchObject([{ result: expect.not.stringMatching(/^pass$/), comment: expect.stringMatching(/body hash/i) }]);
   });
 
+  test('when a From, a Subject or a Reply-To the message lacks is added after signing, then the oversigned signature fails; relaying untouched still passes', async () => {
+    const skeleton = await MessageSkeleton.build(email, attachments, { varyHtml: false });
+    const raw = (await skeleton.forRecipient({ id: 'rcpt_1', address: 'one@example.test' })) as Buffer;
+    const signed = Buffer.concat([await dkimSignature(raw, key), raw]);
+    const names = /\bh=([^;]+)/.exec(signed.toString('latin1').replace(/\r\n[ \t]+/g, ' '))?.[1]?.replace(/\s/g, '').split(':') ?? [];
+    expect(names.filter((n) => n === 'from')).toHaveLength(2);
+    expect(names.filter((n) => n === 'reply-to')).toHaveLength(1);
+    expect(names.filter((n) => n === 'list-id')).toHaveLength(0);
+
+    const relayed = Buffer.concat([Buffer.from('Received: from relay.example.test by mx.example.test; Wed, 2 Dec 2026 12:00:00 +0000\r\n'), signed]);
+    expect((await verify(relayed))[0]?.result).toBe('pass');
+    const headerEnd = signed.indexOf('\r\n\r\n') + 2;
+    for (const added of ['From: Mallory <ceo@acme.test>', 'Subject: Urgent: wire the money', 'Reply-To: mallory@evil.test']) {
+      // Appended at the bottom of the header section, where a verifier takes the first instance from.
+      const forged = Buffer.concat([signed.subarray(0, headerEnd), Buffer.from(`${added}\r\n`), signed.subarray(headerEnd)]);
+      expect((await verify(forged))[0]?.result).not.toBe('pass');
+    }
+  });
+
   test("when recipients' messages are parts with different HTML, then each is signed over its own bytes, and identical parts are signed once", async () => {
     const skeleton = await MessageSkeleton.build(email, attachments, { varyHtml: true });
     const signer = new MessageSigner(key);

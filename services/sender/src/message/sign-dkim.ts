@@ -1,6 +1,7 @@
-import type { KeyObject } from 'node:crypto';
+import { createSign, type KeyObject } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import RelaxedBody from 'nodemailer/lib/dkim/relaxed-body';
-import sign from 'nodemailer/lib/dkim/sign';
+import { foldLines } from 'nodemailer/lib/mime-funcs';
 import type { RawMessage } from '../delivery/raw-message';
 
 /**
@@ -8,10 +9,75 @@ import type { RawMessage } from '../delivery/raw-message';
  * content headers, and the list headers a one-click unsubscribe relies on.
  */
 const SIGNED_HEADERS = [
-  'From', 'Sender', 'Reply-To', 'Subject', 'Date', 'Message-ID', 'To', 'Cc', 'MIME-Version', 'Content-Type',
-  'Content-Transfer-Encoding', 'Content-ID', 'Content-Description', 'In-Reply-To', 'References',
-  'List-Id', 'List-Help', 'List-Unsubscribe', 'List-Unsubscribe-Post', 'List-Subscribe', 'List-Post', 'List-Owner', 'List-Archive',
-].join(':');
+  'from', 'sender', 'reply-to', 'subject', 'date', 'message-id', 'to', 'cc', 'mime-version', 'content-type',
+  'content-transfer-encoding', 'content-id', 'content-description', 'in-reply-to', 'references',
+  'list-id', 'list-help', 'list-unsubscribe', 'list-unsubscribe-post', 'list-subscribe', 'list-post', 'list-owner', 'list-archive',
+];
+
+/**
+ * Oversigned (RFC 6376 §8.15): named once more in `h=` than the message has them, present or
+ * not, so a second `From` or `Subject` added on the way (which a reader may show instead of
+ * ours) or a `Cc` added where there was none breaks the signature instead of riding on it. The
+ * list headers a mailing list adds (List-Id, List-Post…) are left out, as OpenDKIM's and
+ * Postfix's usual `OversignHeaders` leave them: a list would break every signature it relays.
+ */
+const OVERSIGNED = new Set([
+  'from', 'sender', 'reply-to', 'subject', 'date', 'message-id', 'to', 'cc', 'mime-version', 'content-type',
+  'content-transfer-encoding', 'in-reply-to', 'references', 'list-unsubscribe', 'list-unsubscribe-post',
+]);
+
+interface Header {
+  /** The field's name, lower-cased. */
+  key: string;
+  /** The whole field as latin1 (its bytes), folded as sent. */
+  line: string;
+}
+
+/**
+ * The `DKIM-Signature` field (without its CRLF), rsa-sha256, relaxed/relaxed. `h=` names every
+ * instance of each signed field the message has, and each oversigned name once more; the hash
+ * takes instances bottom-up, a name with none left adding nothing (the null string, §5.4.2).
+ */
+function signHeaders(headers: Header[], bodyHash: string, key: DkimKey): string {
+  const names: string[] = [];
+  for (const name of SIGNED_HEADERS) {
+    const count = headers.filter((h) => h.key === name).length;
+    for (let i = 0; i < count + (OVERSIGNED.has(name) ? 1 : 0); i++) names.push(name);
+  }
+  const tags = ['v=1', 'a=rsa-sha256', 'c=relaxed/relaxed', `d=${domainToASCII(key.domain)}`, 'q=dns/txt', `s=${key.selector}`, `bh=${bodyHash}`, `h=${names.join(':')}`];
+  const field = `${foldLines(`DKIM-Signature: ${tags.join('; ')}`, 76)};\r\n b=`;
+  const signer = createSign('RSA-SHA256');
+  // Header lines are latin1 strings of the message's bytes, so this hashes those bytes.
+  signer.update(`${canonicalHeaders(headers, names)}dkim-signature:${relaxedValue(field)}`, 'latin1');
+  const signature = signer.sign(key.privateKey, 'base64');
+  return field + signature.replace(/(^.{73}|.{75}(?!\r?\n|\r))/g, '$&\r\n ').trim();
+}
+
+/** The header fields `names` select, in that order, each instance taken from the bottom up (RFC 6376 §5.4.2). */
+function canonicalHeaders(headers: Header[], names: readonly string[]): string {
+  const taken = new Map<string, number>();
+  let out = '';
+  for (const name of names) {
+    let skip = taken.get(name) ?? 0;
+    taken.set(name, skip + 1);
+    for (let i = headers.length - 1; i >= 0; i--) {
+      const header = headers[i] as Header;
+      if (header.key !== name || skip-- > 0) continue;
+      out += `${name}:${relaxedValue(header.line)}\r\n`;
+      break;
+    }
+  }
+  return out;
+}
+
+/** A field's value in relaxed canonicalization: unfolded, runs of SP and HTAB as one SP, none at either end. */
+function relaxedValue(line: string): string {
+  return line
+    .slice(line.indexOf(':') + 1)
+    .replace(/\r?\n/g, '')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/^ | $/g, '');
+}
 
 /** A verified domain's current key. */
 export interface DkimKey {
@@ -24,7 +90,7 @@ const HEADER_END = Buffer.from('\r\n\r\n');
 
 /**
  * The `DKIM-Signature` field (with its CRLF) for a message given whole or as parts, signed
- * rsa-sha256 with relaxed/relaxed canonicalization by nodemailer's canonicalizer. The parts are
+ * rsa-sha256 with relaxed/relaxed canonicalization (nodemailer's body canonicalizer). The parts are
  * read, never copied: prepend the field to them to send the signed message.
  */
 export async function dkimSignature(raw: Buffer | RawMessage, key: DkimKey): Promise<Buffer> {
@@ -49,14 +115,7 @@ export async function dkimSignature(raw: Buffer | RawMessage, key: DkimKey): Pro
   for (const part of parts.slice(1)) body.write(part);
   body.end();
 
-  const field = sign(headers, 'sha256', await bodyHash, {
-    domainName: key.domain,
-    keySelector: key.selector,
-    privateKey: key.privateKey,
-    headerFieldNames: SIGNED_HEADERS,
-  });
-  if (field === false) throw new Error(`DKIM signing failed for ${key.domain}`);
-  return Buffer.from(`${field}\r\n`, 'latin1');
+  return Buffer.from(`${signHeaders(headers, await bodyHash, key)}\r\n`, 'latin1');
 }
 
 /**
