@@ -233,6 +233,26 @@ describe('API probe', () => {
       }
       expect((await api.get('/api-keys?limit=100')).status).toBe(200);
     });
+
+    test('when after is not an id of the list kind, then 422 naming its form; a well-formed id that does not exist still pages', async () => {
+      for (const [path, after] of [
+        ['/emails', 'garbage'],
+        ['/emails', 'zzz'],
+        ['/emails', 'key_01KAQ9A1B2C3D4E5F6G7H8J9K0'],
+        ['/api-keys', 'em_01KAQ9A1B2C3D4E5F6G7H8J9K0'],
+        ['/webhooks', 'wh_short'],
+      ] as const) {
+        const res = await api.get(`${path}?after=${after}`);
+        expectContractError(res, 422, 'validation_error');
+        expect(res.body.message).toMatch(/^`after`: must be an id from an earlier page \([a-z]+_ and 26 characters\)$/);
+      }
+      const past = await api.get('/api-keys?after=key_7ZZZZZZZZZZZZZZZZZZZZZZZZZ');
+      expect(past.status).toBe(200);
+      expect(past.body.data.length).toBeGreaterThan(0);
+      const before = await api.get('/api-keys?after=key_00000000000000000000000000');
+      expect(before.status).toBe(200);
+      expect(before.body.data).toEqual([]);
+    });
   });
 
   describe('methods and paths', () => {

@@ -2788,7 +2788,7 @@ export interface operations {
             query?: {
                 /** @description How many items to answer, 1–100. */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`proj_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -3454,7 +3454,7 @@ export interface operations {
             query?: {
                 /** @description How many items to answer, 1–100. */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`usr_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -4182,7 +4182,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`key_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -4685,7 +4685,7 @@ export interface operations {
                  * @example 10
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`inb_…`); answers the items after it. */
                 after?: string;
                 /**
                  * @description Only mail that arrived through this route (snake_case `route_id` also accepted).
@@ -5489,7 +5489,7 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description The id of the last item of the previous page; answers the items after it.
+                 * @description The id of the last item of the previous page (`em_…`); answers the items after it.
                  * @example em_01KAQ4Z9Y8X7W6V5T4S3R2Q1P0
                  */
                 after?: string;
@@ -6773,7 +6773,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`rt_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -8382,7 +8382,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`dom_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -9738,7 +9738,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`wh_…`); answers the items after it. */
                 after?: string;
             };
             header?: never;
@@ -10976,7 +10976,7 @@ export interface operations {
                  * @example 20
                  */
                 limit?: number;
-                /** @description The id of the last item of the previous page; answers the items after it. */
+                /** @description The id of the last item of the previous page (`wha_…`); answers the items after it. */
                 after?: string;
                 /**
                  * @description Only attempts to deliver this event (snake_case `event_id` also accepted).

@@ -1,3 +1,4 @@
+import { ID_PREFIX, type IdKind, isId } from '@mailroom/core';
 import { z } from 'zod';
 
 // One message for every way a limit can be wrong, with the real bounds: zod's own would name
@@ -15,6 +16,22 @@ export const listQuery = z.object({
     .meta({ description: 'How many items to answer, 1–100.' }),
   after: z.string().min(1).max(64).optional().meta({ description: 'The id of the last item of the previous page; answers the items after it.' }),
 });
+
+/**
+ * `listQuery` for a list whose `after` is an id of one kind: anything else is a 422 naming the
+ * form, rather than a page picked by comparing junk with ids (an empty page for `after=aaa`,
+ * the first page for `after=zzz`).
+ */
+export function listQueryFor(kind: IdKind) {
+  const prefix = ID_PREFIX[kind];
+  return listQuery.extend({
+    after: z
+      .string()
+      .refine((value) => isId(kind, value), { error: `must be an id from an earlier page (${prefix}_ and 26 characters)` })
+      .optional()
+      .meta({ description: `The id of the last item of the previous page (\`${prefix}_…\`); answers the items after it.` }),
+  });
+}
 
 export type ListQuery = z.output<typeof listQuery>;
 

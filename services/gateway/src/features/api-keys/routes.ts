@@ -1,7 +1,7 @@
 import type { ApiKey } from '@mailroom/db';
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema, nameField, timestamp } from '../../schemas/common';
 import { createApiKey, listApiKeys, revokeApiKey } from './api-keys';
@@ -66,7 +66,7 @@ export const apiKeyRoutes = [
     summary: "List a project's API keys (never their tokens)",
     tag: 'API keys',
     access: { kind: 'project' },
-    query: listQuery,
+    query: listQueryFor('apiKey'),
     success: { status: 200, description: 'Active keys, newest first.', schema: listSchema(apiKeySchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

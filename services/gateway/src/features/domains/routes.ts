@@ -2,7 +2,7 @@ import { presentDomain } from '@mailroom/db';
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
 import type { GatewayContext } from '../../context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema } from '../../schemas/common';
 import { domainNameField, domainSchema } from './domain-schema';
@@ -34,7 +34,7 @@ export const domainRoutes = [
     summary: "List a project's sending domains",
     tag: 'Domains',
     access: { kind: 'project' },
-    query: listQuery,
+    query: listQueryFor('domain'),
     success: { status: 200, description: 'Domains, newest first.', schema: listSchema(domainSchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

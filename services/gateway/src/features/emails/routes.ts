@@ -2,7 +2,7 @@ import { DELIVERY_STATUSES } from '@mailroom/core';
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
 import type { GatewayContext } from '../../context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { idParams, listSchema } from '../../schemas/common';
 import { checkFromDomains } from '../domains/sending-domains';
@@ -84,7 +84,7 @@ export const emailRoutes = [
     summary: 'List sent emails',
     tag: 'Emails',
     access: { kind: 'project' },
-    query: listQuery.extend({
+    query: listQueryFor('email').extend({
       status: z.enum(DELIVERY_STATUSES).optional(),
       to: recipientFilter.optional().meta({ description: 'Only emails with this recipient (to, cc or bcc), matched exactly but case-insensitively.', example: 'ada@example.com' }),
     }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, emailField, listSchema, timestamp } from '../../schemas/common';
 import { addMember, changeMemberRole, listMembers, removeMember, type MemberView } from './members';
@@ -48,7 +48,7 @@ export const memberRoutes = [
     tag: 'Members',
     access: { kind: 'project', projectFromPath: true },
     params: z.object({ id: z.string() }),
-    query: listQuery,
+    query: listQueryFor('user'),
     success: { status: 200, description: 'Members, newest user first (by id).', schema: listSchema(memberSchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { idParams, listSchema, nameField } from '../../schemas/common';
 import { presentProject, projectSchema } from './present';
@@ -36,7 +36,7 @@ export const projectRoutes = [
     description: "A console session sees its user's projects (no X-Project-Id needed); an API key sees its own project.",
     tag: 'Projects',
     access: { kind: 'user' },
-    query: listQuery,
+    query: listQueryFor('project'),
     success: { status: 200, description: 'The projects, newest first.', schema: listSchema(projectSchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

@@ -1,7 +1,7 @@
 import { isId } from '@mailroom/core';
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { idParams, listSchema } from '../../schemas/common';
 import { getReceivedAttachment, getReceivedEmail, getReceivedRaw, listProjectReceivedEmails } from './received-emails';
@@ -26,7 +26,7 @@ export const receivedRoutes = [
       'Newest first, without `text`, `html`, `textReply` and `headers` (get one email for those). A message is listed as soon as it is stored; until it is parsed, its parsed fields are null or empty.',
     tag: 'Received emails',
     access: { kind: 'project' },
-    query: listQuery.extend({
+    query: listQueryFor('receivedEmail').extend({
       routeId: routeIdFilter.meta({ description: 'Only mail that arrived through this route (snake_case `route_id` also accepted).', example: 'rt_01KAQ7D1E2F3G4H5J6K7M8N9P0' }),
       route_id: routeIdFilter.meta({ description: 'The snake_case spelling of `routeId`.' }),
     }),

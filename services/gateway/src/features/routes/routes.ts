@@ -2,7 +2,7 @@ import { normalizeRouteMatch } from '@mailroom/core';
 import type { RouteRow } from '@mailroom/db';
 import { z } from 'zod';
 import { scopedProjectId } from '../../auth/auth-context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema, nameField, timestamp } from '../../schemas/common';
 import { requireRouteDomain } from '../domains/sending-domains';
@@ -76,7 +76,7 @@ export const routeRoutes = [
     summary: "List a project's routes",
     tag: 'Routes',
     access: { kind: 'project' },
-    query: listQuery,
+    query: listQueryFor('route'),
     success: { status: 200, description: 'Routes, newest first.', schema: listSchema(routeSchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

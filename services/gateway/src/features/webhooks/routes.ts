@@ -1,5 +1,5 @@
 import { scopedProjectId } from '../../auth/auth-context';
-import { listQuery, toPage } from '../../http/pagination';
+import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema } from '../../schemas/common';
 import { changeWebhook, createWebhook, getWebhook, listProjectWebhooks, removeWebhook, rotateSecret } from './manage-webhooks';
@@ -34,7 +34,7 @@ export const webhookEndpointRoutes = [
     summary: "List a project's webhook endpoints",
     tag: 'Webhooks',
     access: { kind: 'project' },
-    query: listQuery,
+    query: listQueryFor('webhook'),
     success: { status: 200, description: 'Endpoints, newest first, without their secrets.', schema: listSchema(webhookSchema) },
     errors: [],
     async handler({ query, auth, ctx }) {

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { listQuery } from '../../http/pagination';
+import { listQueryFor } from '../../http/pagination';
 import { dateTimeField, timestamp } from '../../schemas/common';
 import { webhookEventType } from '../../schemas/webhook-event-type';
 
@@ -114,7 +114,7 @@ const booleanQuery = z
   .enum(['true', 'false'], { error: 'must be true or false' })
   .transform((value) => value === 'true');
 
-export const attemptsQuery = listQuery.extend({
+export const attemptsQuery = listQueryFor('webhookAttempt').extend({
   eventId: z.string().min(1).max(64).optional().meta({ description: 'Only attempts to deliver this event (snake_case `event_id` also accepted).', example: 'evt_01KAQ9A1B2C3D4E5F6G7H8J9K0' }),
   event_id: z.string().min(1).max(64).optional().meta({ description: 'The snake_case spelling of `eventId`.' }),
   success: booleanQuery.optional().meta({ description: '`true`: only successful attempts; `false`: only failed ones.' }),
