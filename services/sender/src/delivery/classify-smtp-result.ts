@@ -49,6 +49,26 @@ export function isNextHopFailure(error: unknown): boolean {
   return fields.responseCode === 421 || SESSION_SETUP_COMMANDS.has(String(fields.command));
 }
 
+// Socket errors that mean no connection was made at all.
+const NOT_CONNECTED_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL']);
+
+/**
+ * Why an attempt never got a session: the connection was refused, the host or network was
+ * unreachable, or it timed out connecting or waiting for the greeting (a tarpit). Null when the
+ * next hop answered at all, or the failure came later, or the deadline was our own: only these
+ * say the next hop is not taking connections now (see NextHopGate).
+ */
+export function connectionFailure(error: unknown): string | null {
+  const fields = errorFields(error);
+  if (typeof fields.responseCode === 'number' || fields.command !== 'CONN') return null;
+  const notConnected =
+    fields.timeoutType === 'CONNECT_TIMEOUT' ||
+    fields.timeoutType === 'GREETING_TIMEOUT' ||
+    (typeof fields.originalCode === 'string' && NOT_CONNECTED_CODES.has(fields.originalCode));
+  if (!notConnected) return null;
+  return typeof fields.message === 'string' ? fields.message.slice(0, MAX_ERROR_CHARS) : String(error);
+}
+
 /**
  * True when an attempt failed in TLS itself, without a reply: the handshake after STARTTLS was
  * refused, broke off or timed out, or the TLS layer failed later. Direct delivery then tries the

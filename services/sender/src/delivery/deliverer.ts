@@ -4,8 +4,9 @@ import { createResolver, DEFAULT_DNS_TIMEOUT_MS, type Logger } from '@mailroom/c
 import type { SMTPPoolOptions } from 'nodemailer';
 import { CannotDowngradeError } from '../message/downgrade-to-7bit';
 import { check8BitMime, EIGHT_BIT_CHECK, type EightBitCheck } from './check-8bitmime';
-import { classifyReply, classifySmtpResult, isNextHopFailure, isTlsFailure, type SmtpResult } from './classify-smtp-result';
+import { classifyReply, classifySmtpResult, connectionFailure, isNextHopFailure, isTlsFailure, type SmtpResult } from './classify-smtp-result';
 import { MessageCopies, type SignMessage } from './message-copies';
+import { type AttemptReport, NextHopGate, NextHopResting } from './next-hop-gate';
 import type { DeliveryOutcome } from './outcome';
 import { hasEightBitBytes, RAW_PARTS, type RawMessage, rawMessageBytes, streamRawParts } from './raw-message';
 import { type MxHost, resolveMxRoute } from './resolve-mx';
@@ -33,6 +34,8 @@ export interface DelivererOptions {
   dnsTimeoutMs?: number;
   /** Pooled connections per next-hop host. Default 5. */
   maxConnectionsPerHost?: number;
+  /** How long a next hop that failed to connect is not tried again, in ms (see NextHopGate). Default 60 s. */
+  nextHopRestMs?: number;
   /** Told each transaction's outcome and duration in seconds (the sender's latency histogram). */
   observe?: (outcome: DeliveryOutcome, seconds: number) => void;
 }
@@ -57,6 +60,9 @@ const DEFAULT_TOTAL_TIMEOUT_MS = 10 * 60_000;
 // Inactivity allowed once connected (RFC 5321 §4.5.3.2 asks servers for up to 10 min after DATA).
 const SOCKET_TIMEOUT_MS = 5 * 60_000;
 const DEFAULT_MAX_CONNECTIONS_PER_HOST = 5;
+// A next hop that failed to connect is left alone this long (Postfix keeps a dead destination
+// until its next queue run, minutes later).
+const DEFAULT_NEXT_HOP_REST_MS = 60_000;
 // Messages per connection before it is replaced, bounding what one session carries.
 const MAX_MESSAGES_PER_CONNECTION = 100;
 // A message is put back once when a reused connection turns out to be dead before any byte was sent.
@@ -87,6 +93,7 @@ export class Deliverer {
   private readonly connectionTimeoutMs: number;
   private readonly totalTimeoutMs: number;
   private readonly maxConnections: number;
+  private readonly gate: NextHopGate;
   private closed = false;
 
   constructor(private readonly options: DelivererOptions) {
@@ -97,6 +104,7 @@ export class Deliverer {
     this.connectionTimeoutMs = options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS;
     this.totalTimeoutMs = options.totalTimeoutMs ?? DEFAULT_TOTAL_TIMEOUT_MS;
     this.maxConnections = options.maxConnectionsPerHost ?? DEFAULT_MAX_CONNECTIONS_PER_HOST;
+    this.gate = new NextHopGate({ perHop: this.maxConnections, restMs: options.nextHopRestMs ?? DEFAULT_NEXT_HOP_REST_MS });
     this.transports = new TransportPool({
       maxTransports: MAX_CACHED_TRANSPORTS,
       logger: this.log,
@@ -163,7 +171,22 @@ export class Deliverer {
       // after the options above: `?requireTLS=false` there wins.
       url: smarthost.url,
     }));
-    return classifySmtpResult(await send(transport, message, copies, signal, smarthost.host));
+    return classifySmtpResult(await this.through(`smarthost ${smarthost.host}`, () => send(transport, message, copies, signal, smarthost.host)));
+  }
+
+  /**
+   * One attempt at a next hop through the gate: at most as many at once as the pool has
+   * connections, none while the hop rests after failing to connect (then a NextHopResting
+   * failure, which is a next-hop failure like a timeout).
+   */
+  private async through(nextHop: string, attempt: () => Promise<SmtpResult>): Promise<SmtpResult> {
+    const result = await this.gate.run(nextHop, async () => {
+      const value = await attempt();
+      const cause = value.ok ? null : connectionFailure(value.error);
+      const report: AttemptReport = cause === null ? { connected: true } : { connected: false, cause };
+      return { value, report };
+    });
+    return result instanceof NextHopResting ? { ok: false, error: result } : result;
   }
 
   private async direct(resolver: Resolver, message: DeliveryRequest, copies: MessageCopies, signal: AbortSignal): Promise<DeliveryOutcome> {
@@ -180,13 +203,14 @@ export class Deliverer {
     for (const [host, address] of attemptOrder(route.hosts)) {
       if (this.closed || signal.aborted) break;
       const key = `${address}|${this.options.mxPort}|${host.name}`;
-      let result = await send(this.transports.get(key, () => this.mxTransportOptions(host.name, address)), message, copies, signal, host.name);
-      if (!result.ok && isTlsFailure(result.error) && !this.closed && !signal.aborted) {
+      const result = await this.through(`${host.name} [${address}]:${this.options.mxPort}`, async () => {
+        const first = await send(this.transports.get(key, () => this.mxTransportOptions(host.name, address)), message, copies, signal, host.name);
+        if (first.ok || !isTlsFailure(first.error) || this.closed || signal.aborted) return first;
         // A host whose TLS is broken still gets mail, in plaintext, as when it offers no STARTTLS.
-        this.log.debug({ recipient: message.recipient, host: host.name, address, err: result.error }, 'TLS failed, trying again without it');
+        this.log.debug({ recipient: message.recipient, host: host.name, address, err: first.error }, 'TLS failed, trying again without it');
         const plain = this.transports.get(`${key}|plaintext`, () => ({ ...this.mxTransportOptions(host.name, address), ignoreTLS: true, opportunisticTLS: false }));
-        result = await send(plain, message, copies, signal, host.name);
-      }
+        return send(plain, message, copies, signal, host.name);
+      });
       const outcome = classifySmtpResult(result);
       if (result.ok || !isNextHopFailure(result.error)) return outcome;
       this.log.debug({ recipient: message.recipient, host: host.name, address, outcome }, 'next hop failed, trying the next');
