@@ -76,8 +76,9 @@ const ALLOWED: AllowedDisagreement[] = [
   { message: 'corpus/36-nul-bytes', fields: ['subject', 'text'], reason: 'NUL dropped: PostgreSQL text cannot store it (README)' },
   {
     message: 'corpus/45-boundary-missing',
-    fields: ['attachments'],
-    reason: 'a multipart without its required boundary (RFC 2046 §5.1.1): Python keeps the body as one opaque part, we read no part (README); neither can split it',
+    fields: ['text', 'attachments'],
+    reason:
+      'a multipart without its required boundary (RFC 2046 §5.1.1), which neither can split: Python keeps the body as one opaque multipart part, we read it as text/plain, RFC 2045 §5.2’s default for an invalid Content-Type (README), as mail clients show it',
   },
   { message: 'parse-corpus-clients/02-rfc5322-a5-comments', fields: ['replyTo'], reason: NAME_COMMENT },
   {

@@ -190,8 +190,15 @@ const EXPECTED: Record<string, ExpectedReceived> = {
     attachments: [{ filename: 'cut.bin', contentType: 'application/octet-stream', size: 3, contentId: null, disposition: null, hex: '000102' }],
   },
   '44-html-reply-blockquote': { text: null, textReply: 'Sounds good to me.' },
-  // A multipart without a boundary has no readable part: nothing of the body, headers kept, no error.
-  '45-boundary-missing': { ...common('45-boundary-missing'), subject: 'multipart without boundary', text: null, html: null, textReply: null, attachments: [] },
+  // A multipart without a boundary cannot be split: its body is text/plain (RFC 2045 §5.2, as mail clients show it), no error.
+  '45-boundary-missing': {
+    ...common('45-boundary-missing'),
+    subject: 'multipart without boundary',
+    text: 'just some text\n',
+    html: null,
+    textReply: 'just some text',
+    attachments: [],
+  },
 };
 
 const BIG_ATTACHMENT_BYTES = 20 * 1024 * 1024;

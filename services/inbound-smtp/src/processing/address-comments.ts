@@ -4,13 +4,16 @@
  * RFC 5322's own example (Appendix A.5) `Pete(A nice \) chap) <pete(his account)@silly.test(his host)>`,
  * which it turns into the address `account)@silly.test(his`. Comments say nothing about where
  * mail goes, so they are dropped, except the old `ada@example.com (Ada Lovelace)` convention: a
- * mailbox that is a bare address keeps its last comment as a quoted display name.
+ * mailbox that is a bare address keeps the last comment after it as a quoted display name. A
+ * comment before it or inside it (`(Outlook) bob@x`) is no name: RFC 5322 makes no comment a
+ * phrase, and only the one after the address was ever written as one.
  *
  * Works on the unfolded value as a binary string (one char per byte), so 8-bit text passes through.
  */
 export function withoutAddressComments(value: string): string {
   let out = '';
   let segment = '';
+  // The comments after the mailbox's last word so far.
   let comments: string[] = [];
   let hasAngle = false;
   let inAngle = false;
@@ -59,6 +62,7 @@ export function withoutAddressComments(value: string): string {
     }
     if (inQuote) {
       segment += c;
+      comments = [];
       if (c === '\\' && i + 1 < value.length) {
         i += 1;
         segment += value[i];
@@ -80,6 +84,7 @@ export function withoutAddressComments(value: string): string {
       flush(c);
       continue;
     }
+    if (c !== ' ' && c !== '\t') comments = [];
     segment += c;
   }
   // An unclosed comment runs to the end of the field (RFC 5322 has none; mail has them).

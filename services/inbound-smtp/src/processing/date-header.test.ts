@@ -51,6 +51,11 @@ describe('a Date header', () => {
     expect(iso('29 Feb 2024 10:00:00 +0000')).toBe('2024-02-29T10:00:00.000Z');
     expect(parseDateHeader('23 Nov 2026 25:00:00 +0000')).toBeNull();
     expect(parseDateHeader('23 Nov 2026 10:00:00 +0199')).toBeNull();
+    // No zone is a day or more from UTC: +2400 is no date, not the day before.
+    expect(parseDateHeader('Mon, 23 Nov 2026 10:00:00 +2400')).toBeNull();
+    expect(parseDateHeader('Mon, 23 Nov 2026 10:00:00 -2400')).toBeNull();
+    expect(parseDateHeader('Mon, 23 Nov 2026 10:00:00 GMT+25')).toBeNull();
+    expect(iso('Mon, 23 Nov 2026 10:00:00 +1400')).toBe('2026-11-22T20:00:00.000Z');
     expect(parseDateHeader('23 Smarch 2026 10:00:00 +0000')).toBeNull();
   });
 

@@ -3,7 +3,8 @@
  * RFC 5322 §3.3 and its obsolete forms (§4.3) write it, or null when it is not such a date.
  * Nothing depends on the server's time zone: a date without a zone, with a military zone other
  * than Z, or with a zone name nobody agrees on is read as `-0000` (UTC), as §4.3 says of RFC
- * 822's ambiguous zones; a day the month does not have (`31 Feb`) is no date (null). Also reads
+ * 822's ambiguous zones; a day the month does not have (`31 Feb`), or a zone offset of a day or
+ * more (`+2400`), is no date (null). Also reads
  * C's asctime and ISO 8601, which some software writes; undefined for any other shape.
  */
 export function parseRfc5322Date(value: string): Date | null | undefined {
@@ -78,12 +79,12 @@ const NAMED_ZONES: Record<string, number> = {
 const NUMERIC_ZONE = /^(?:(?:GMT|UTC|UT)\s*)?([+-])(\d{1,2}):?(\d{2})?\b/i;
 const NAMED_ZONE = /^([a-z]{1,5})\b/i;
 
-/** The zone's offset in minutes east of UTC, or null when it is malformed (`+0199`). */
+/** The zone's offset in minutes east of UTC, or null when it is malformed (`+0199`) or no zone can have it (`+2400`: a day or more). */
 function zoneOffset(zone: string): number | null {
   const numeric = NUMERIC_ZONE.exec(zone);
   if (numeric) {
     const [, sign, hours, minutes] = numeric as unknown as string[];
-    if (Number(minutes ?? 0) > 59) return null;
+    if (Number(hours) > 23 || Number(minutes ?? 0) > 59) return null;
     return (sign === '-' ? -1 : 1) * (Number(hours) * 60 + Number(minutes ?? 0));
   }
   const named = NAMED_ZONE.exec(zone);

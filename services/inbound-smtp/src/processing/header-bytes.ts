@@ -23,9 +23,25 @@ const UTF8_MULTIBYTE =
 export function headerBytesText(binary: string): string {
   const bytes = Buffer.from(binary, 'binary');
   if (isUtf8(bytes) || UTF8_MULTIBYTE.test(binary)) return bytes.toString('utf8');
-  let text = '';
-  for (const byte of bytes) text += byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_C1[byte - 0x80] : String.fromCharCode(byte);
-  return text;
+  return windows1252Text(bytes);
+}
+
+// The UTF-16 code unit of each Windows-1252 byte.
+const WINDOWS_1252 = Uint16Array.from({ length: 256 }, (_, byte) => (byte >= 0x80 && byte <= 0x9f ? WINDOWS_1252_C1.charCodeAt(byte - 0x80) : byte));
+
+/**
+ * Bytes read as Windows-1252 (WHATWG's index-windows-1252: 0x80–0x9F as its table says, every
+ * other byte the code point of its number). Written as UTF-16LE and read back, as a body can be
+ * 25 MB: that takes about 160 ms there, a replace() of each C1 byte 290 ms.
+ */
+export function windows1252Text(bytes: Buffer): string {
+  const units = Buffer.allocUnsafe(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i += 1) {
+    const unit = WINDOWS_1252[bytes[i] as number] as number;
+    units[2 * i] = unit & 0xff;
+    units[2 * i + 1] = unit >>> 8;
+  }
+  return units.toString('utf16le');
 }
 
 /** Whether a header's raw bytes are 8-bit and not UTF-8 (headerBytesText reads them as Windows-1252, or as UTF-8 with U+FFFD). */

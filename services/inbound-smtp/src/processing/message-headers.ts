@@ -3,6 +3,7 @@ import libmime from 'libmime';
 import { withKnownCharsets } from './charset-labels';
 import { parseRfc5322Date } from './date-header';
 import { headerBytesText, withoutFoldsInCharacters } from './header-bytes';
+import { msgIdTokens } from './msg-id';
 
 /** One header as DESIGN §7 lists them: in message order, duplicates kept. */
 export interface HeaderField {
@@ -82,19 +83,29 @@ export function messageIdList(value: string | undefined): string[] {
   return value.split(/[\s,]+/).filter((part) => part !== '');
 }
 
-// One bracketed id with only comments and white space around it (RFC 5322 §3.6.4: msg-id is
-// [CFWS] "<" id ">" [CFWS]); comments are not nested here, as no mailer writes them nested.
-const LONE_ID_IN_CFWS = /^\s*(?:\([^()]*\)\s*)*(<[^<>\s]*>)\s*(?:\([^()]*\)\s*)*$/;
-
 /**
- * A Message-ID or In-Reply-To value as in the header: trimmed, null when empty, and a single
- * bracketed id without the comments around it (`(c) <id@x> (c)` is `<id@x>`). Anything else
- * (several ids in In-Reply-To, an id without brackets) stays as written.
+ * A Message-ID value as in the header: trimmed, null when empty, and a single bracketed id
+ * without the comments around it (RFC 5322 §3.6.4: msg-id is [CFWS] "<" id ">" [CFWS], so
+ * `(c) <id@x> (c)` is `<id@x>`). Anything else (an id without brackets, words beside it) stays
+ * as written.
  */
 export function singleMessageId(value: string | undefined): string | null {
   const trimmed = value?.trim() ?? '';
   if (trimmed === '') return null;
-  return LONE_ID_IN_CFWS.exec(trimmed)?.[1] ?? trimmed;
+  const { ids, words } = msgIdTokens(trimmed);
+  return ids.length === 1 && words.length === 0 ? (ids[0] as string) : trimmed;
+}
+
+/**
+ * An In-Reply-To value as singleMessageId reads a Message-ID, but with the words of the obsolete
+ * phrase RFC 5322 §4.5.4 allows beside the id left out too, as they are no id: `Your message of
+ * "Mon, 30 Nov 2026" <old@x>` is `<old@x>`. Several ids stay as written.
+ */
+export function inReplyToId(value: string | undefined): string | null {
+  const trimmed = value?.trim() ?? '';
+  if (trimmed === '') return null;
+  const { ids } = msgIdTokens(trimmed);
+  return ids.length === 1 ? (ids[0] as string) : trimmed;
 }
 
 /** A message split at its header section: each header field's raw bytes (folding and line end included) and the body. */

@@ -1,13 +1,15 @@
 /// <reference path="./untyped-modules.d.ts" />
 import libmime from 'libmime';
-import { MailParser, type MailParserOptions } from 'mailparser';
+import { type EmailAddress, MailParser, type MailParserOptions } from 'mailparser';
 import { charsetName, hasRelabelledParameter, withKnownParameterCharsets } from './charset-labels';
+import { type TypingSplitter, withDefaultContentTypes } from './default-content-types';
 import { type BoundarySplitter, withEnclosingDelimiters } from './enclosing-delimiters';
 import { decodeFlowed } from './flowed-text';
 import { hasNonUtf8Bytes, headerBytesText, withoutFoldsInCharacters } from './header-bytes';
 import { decodeWordsSafely } from './message-headers';
 import { hasLiteralSection, withLiteralSectionsEncoded } from './parameter-sections';
 import { withTransportPadding } from './transport-padding';
+import { type CharsetDecoder, UNDECLARED_HTML, UNDECLARED_TEXT, undeclaredDecoder } from './undeclared-charset';
 import { isUuencodeLabel, UudecodeStream } from './uudecode';
 
 // What is used of mailparser's internals (3.9.31, pinned): it has no option to leave flowed text
@@ -17,7 +19,11 @@ import { isUuencodeLabel, UudecodeStream } from './uudecode';
 // is read, and whose `isAttachment` says whether the part is given as an attachment or as text;
 // getTextContent() joins the decoded `textContent` of the tree's text parts into `text`.
 // Its `splitter` (mailsplit) tests each line that may be a delimiter with checkBoundary(), which
-// compares it with boundaries by compareBoundary().
+// compares it with boundaries by compareBoundary(). A text part's charset is decoded by the
+// stream its `decoder` gives for the node's `charset`, unless that is absent, ascii, us-ascii or
+// utf-8 (then the bytes are read as UTF-8); decodeStream throws on a label no decoder knows, and
+// the bytes are then read as UTF-8 too. decodeAddresses(list) decodes each address header's
+// mailboxes in place, and turns a domain that starts with an A-label into Unicode.
 /** A part as mailsplit reads it: flowed and delSp come from its Content-Type. */
 interface SplitPart {
   flowed: boolean;
@@ -45,9 +51,11 @@ interface PartNode {
 }
 interface MailParserInternals {
   tree: PartNode | false;
-  splitter: BoundarySplitter;
+  splitter: BoundarySplitter & TypingSplitter;
+  decoder: { decodeStream(charset: string): NodeJS.ReadWriteStream };
   createNode(part: SplitPart): PartNode;
   getTextContent(): unknown;
+  decodeAddresses(addresses: EmailAddress[]): void;
 }
 const InternalMailParser = MailParser as unknown as new (options?: MailParserOptions) => MailParser & MailParserInternals;
 
@@ -61,20 +69,44 @@ const InternalMailParser = MailParser as unknown as new (options?: MailParserOpt
  * of any enclosing multipart (see withEnclosingDelimiters), a part labelled `x-uuencode` is
  * uudecoded (mailsplit passes what it does not know through as is), an RFC 2231 filename with
  * literal sections is read as RFC 2231 says (see parameter-sections), and a named text part
- * after the first of its multipart is an attachment (see isNamedTextFile).
+ * after the first of its multipart is an attachment (see isNamedTextFile). A part without
+ * Content-Type in a digest, and a multipart that cannot be split, have the type RFC 2045 and 2046
+ * give them (see withDefaultContentTypes: the multiparts numbered in `asText` are read as text,
+ * and unsplitMultiparts() names those a reading could not split). Text in no charset a decoder
+ * can honour is read as undeclared-charset says, and an A-label domain is kept as written.
  */
 export class MimeParser extends InternalMailParser {
-  constructor(options?: MailParserOptions) {
+  /** The numbers of the multiparts whose boundary never came, once the message is read. */
+  readonly unsplitMultiparts: () => Set<number>;
+  private readonly charsetDecoder: CharsetDecoder;
+
+  constructor(options?: MailParserOptions, asText: ReadonlySet<number> = new Set()) {
     super(options);
     const splitter = this.splitter;
     splitter.compareBoundary = withTransportPadding(splitter.compareBoundary.bind(splitter));
     withEnclosingDelimiters(splitter);
+    this.unsplitMultiparts = withDefaultContentTypes(splitter, asText);
+    const decoder = this.decoder;
+    this.charsetDecoder = (label) => {
+      try {
+        return decoder.decodeStream(label);
+      } catch {
+        return undefined;
+      }
+    };
+    this.decoder = {
+      decodeStream: (charset) =>
+        charset === UNDECLARED_TEXT || charset === UNDECLARED_HTML ? undeclaredDecoder(charset === UNDECLARED_HTML, this.charsetDecoder) : decoder.decodeStream(charset),
+    };
   }
 
   override createNode(part: SplitPart): PartNode {
     if (isUuencodeLabel(part.encoding)) part.getDecoder = () => new UudecodeStream();
     const node = super.createNode(part);
     if (node.charset !== undefined) node.charset = charsetName(node.charset);
+    if ((node.contentType === 'text/plain' || node.contentType === 'text/html') && !this.honoursCharset(node.charset)) {
+      node.charset = node.contentType === 'text/html' ? UNDECLARED_HTML : UNDECLARED_TEXT;
+    }
     if (part.filename !== false) {
       part.filename = relabelledFilename(part) ?? part.filename;
       if (isNamedTextFile(node)) node.isAttachment = true;
@@ -87,20 +119,36 @@ export class MimeParser extends InternalMailParser {
     return node;
   }
 
+  /**
+   * Whether a text part's declared charset is read as declared: a label a decoder knows (or
+   * UTF-8), not us-ascii, which 8-bit bytes break (7-bit text reads the same either way).
+   */
+  private honoursCharset(charset: string | undefined): boolean {
+    if (charset === undefined) return false;
+    const name = charset.toLowerCase().replace(/[^a-z0-9]+/g, '');
+    if (name === 'utf8') return true;
+    return name !== 'ascii' && name !== 'usascii' && this.charsetDecoder(charset) !== undefined;
+  }
+
+  /** mailparser's, but each address as written: its A-label domains (a homograph's `xn--80ak6aa92e.com`) are not shown in Unicode. */
+  override decodeAddresses(addresses: EmailAddress[]): void {
+    const written = new Map<EmailAddress, string>();
+    const visit = (list: EmailAddress[]) => {
+      for (const entry of list) {
+        // The test mailparser converts by; an encoded word in an address it decodes first (RFC 2047 forbids one there).
+        if (entry.address && /@xn--/.test(entry.address) && !entry.address.includes('=?')) written.set(entry, entry.address);
+        if (entry.group) visit(entry.group);
+      }
+    };
+    visit(addresses);
+    super.decodeAddresses(addresses);
+    for (const [entry, address] of written) entry.address = address;
+  }
+
   override getTextContent(): unknown {
     const texts: string[] = [];
     const htmls: string[] = [];
-    const stack = this.tree === false ? [] : [this.tree];
-    for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-      if (node.flowedDelSp !== undefined) {
-        if (typeof node.textContent === 'string') node.textContent = decodeFlowed(node.textContent, node.flowedDelSp);
-        node.flowedDelSp = undefined;
-      }
-      if (node.textContent && node.contentType === 'text/plain') texts.push(node.textContent);
-      if (node.textContent && node.contentType === 'text/html') htmls.push(node.textContent);
-      // In message order: the first child on top.
-      if (node.children) stack.push(...[...node.children].reverse());
-    }
+    if (this.tree !== false) collectText(this.tree, texts, htmls);
     // mailparser also joins into `html` an HTML rendering of each text part outside an
     // alternative, and into `text` a text rendering of each HTML part there: skipTextToHtml and
     // skipHtmlToText make those '', but the separators stay (`<p>html</p><br/>\n` beside a
@@ -111,6 +159,38 @@ export class MimeParser extends InternalMailParser {
     if (texts.length > 0) content.text = texts.join('\n');
     return content;
   }
+}
+
+/**
+ * Pushes the text/plain and text/html contents of a part and the parts in it, in message order
+ * (a flowed text decoded first), to `texts` and `htmls`. Of a multipart/alternative, the versions
+ * of one content (RFC 2046 §5.1.4), only the last that has text gives its text, and the last that
+ * has HTML its HTML ("the last part is the best"): two text/plain versions (a plain and a flowed
+ * one) are not joined into one text. Recursion is bounded by mailsplit's 1,000 parts.
+ */
+function collectText(node: PartNode, texts: string[], htmls: string[]): void {
+  if (node.flowedDelSp !== undefined) {
+    if (typeof node.textContent === 'string') node.textContent = decodeFlowed(node.textContent, node.flowedDelSp);
+    node.flowedDelSp = undefined;
+  }
+  if (node.textContent && node.contentType === 'text/plain') texts.push(node.textContent);
+  if (node.textContent && node.contentType === 'text/html') htmls.push(node.textContent);
+  if (!node.children) return;
+  if (node.contentType !== 'multipart/alternative') {
+    for (const child of node.children) collectText(child, texts, htmls);
+    return;
+  }
+  let text: string[] = [];
+  let html: string[] = [];
+  for (const child of node.children) {
+    const childTexts: string[] = [];
+    const childHtmls: string[] = [];
+    collectText(child, childTexts, childHtmls);
+    if (childTexts.length > 0) text = childTexts;
+    if (childHtmls.length > 0) html = childHtmls;
+  }
+  texts.push(...text);
+  htmls.push(...html);
 }
 
 /**

@@ -98,5 +98,57 @@ describe('parseMessage', () => {
     expect(parsed.html).toBe('<p>news</p><br/>\n<p>more</p>');
     expect(parsed.text).toBe('news\nfooter');
   });
-});
 
+  test.each([
+    ['text/plain', 'text/plain; format=flowed', 'Same content', 'Same content'],
+    ['text/plain', 'text/plain', 'first version', 'last version'],
+  ])('when an alternative has two %s versions, then text is the last (RFC 2046 §5.1.4), not both joined', async (first, last, one, two) => {
+    const raw = `Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: ${first}\r\n\r\n${one}\r\n--a\r\nContent-Type: ${last}\r\n\r\n${two}\r\n--a--\r\n`;
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.text).toBe(two);
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when an alternative has two HTML versions, then html is the last, and text still comes from the version that has it', async () => {
+    const raw =
+      'Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: text/plain\r\n\r\nplain\r\n' +
+      '--a\r\nContent-Type: text/html\r\n\r\n<p>v1</p>\r\n--a\r\nContent-Type: multipart/related; boundary=r\r\n\r\n' +
+      '--r\r\nContent-Type: text/html\r\n\r\n<p>v2</p>\r\n--r\r\nContent-Type: image/gif\r\nContent-ID: <g@x>\r\n\r\nGIF89a\r\n--r--\r\n--a--\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.html).toBe('<p>v2</p>');
+    expect(parsed.text).toBe('plain');
+    expect(parsed.attachments.map((a) => a.contentId)).toEqual(['g@x']);
+  });
+
+  test('when a version of an alternative is a multipart/mixed of several texts, then those are joined, as in any multipart/mixed', async () => {
+    const raw =
+      'Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: text/plain\r\n\r\nshort\r\n' +
+      '--a\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n--m\r\nContent-Type: text/plain\r\n\r\none\r\n' +
+      '--m\r\nContent-Type: text/plain\r\nContent-Disposition: inline\r\n\r\ntwo\r\n--m--\r\n--a--\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.text).toBe('one\ntwo');
+  });
+
+  test('when an address has an A-label domain, then it is kept as written, not shown in Unicode (a homograph of apple.com here)', async () => {
+    const raw =
+      'From: plain@xn--80ak6aa92e.com\r\nTo: "Team" <team@xn--80ak6aa92e.com>, Grp: g@xn--bcher-kva.example;\r\n' +
+      'Cc: c@mail.xn--80ak6aa92e.com, d@xn--80ak6aa92e.com\r\nReply-To: r@xn--80ak6aa92e.com (comment)\r\nSubject: idn\r\n\r\nx\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.from).toEqual({ address: 'plain@xn--80ak6aa92e.com', name: null });
+    expect(parsed.to).toEqual([
+      { address: 'team@xn--80ak6aa92e.com', name: 'Team' },
+      { address: 'g@xn--bcher-kva.example', name: null },
+    ]);
+    expect(parsed.cc).toEqual([
+      { address: 'c@mail.xn--80ak6aa92e.com', name: null },
+      { address: 'd@xn--80ak6aa92e.com', name: null },
+    ]);
+    expect(parsed.replyTo).toEqual([{ address: 'r@xn--80ak6aa92e.com', name: 'comment' }]);
+  });
+
+  test('when an address has a U-label domain (SMTPUTF8), then it stays Unicode, as written', async () => {
+    const parsed = await parseMessage(Buffer.from('From: Jürgen <jürgen@bücher.example>\r\nTo: plain@аррӏе.com\r\n\r\nx\r\n'));
+    expect(parsed.from).toEqual({ address: 'jürgen@bücher.example', name: 'Jürgen' });
+    expect(parsed.to).toEqual([{ address: 'plain@аррӏе.com', name: null }]);
+  });
+});

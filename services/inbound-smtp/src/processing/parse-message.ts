@@ -11,10 +11,12 @@ import {
   firstHeader,
   withBodyWhereFieldsEnd,
   type HeaderField,
+  inReplyToId,
   messageIdList,
   parseDateHeader,
   singleMessageId,
 } from './message-headers';
+import { contentIdOf } from './msg-id';
 import { type MimeAttachment, type MimeMessage, readMime } from './read-mime';
 import { textReplyOf } from './text-reply';
 
@@ -154,7 +156,7 @@ function shape(mime: MimeMessage, parseError: string | null): ParsedMessage {
     textReply: nullableClean(textReplyOf(text, html)),
     headers,
     messageId: singleMessageId(firstHeader(headers, 'message-id')),
-    inReplyTo: singleMessageId(firstHeader(headers, 'in-reply-to')),
+    inReplyTo: inReplyToId(firstHeader(headers, 'in-reply-to')),
     references: messageIdList(firstHeader(headers, 'references')),
     date: parseDateHeader(firstHeader(headers, 'date')),
     attachments: mime.attachments.map(attachment),
@@ -179,7 +181,7 @@ function addresses(value: unknown): ReceivedAddress[] {
 }
 
 function attachment(part: MimeAttachment): ParsedAttachment {
-  const cid = part.cid ?? part.contentId?.trim().replace(/^<|>$/g, '');
+  const cid = contentIdOf(part.contentId);
   return {
     filename: part.filename ? terminalFilename(clean(decodeWordsSafely(part.filename))) : null,
     contentType: clean(declaredType(part) || 'application/octet-stream'),

@@ -33,11 +33,19 @@ const OPTIONS = {
 /**
  * Runs mailparser's streaming parser (as MimeParser amends it) over a whole message, as its
  * `simpleParser` does, but leaves HTML untouched and says whether a text part existed. Rejects
- * when mailparser does.
+ * when mailparser does. A multipart whose boundary never came (found only once the message is
+ * read) is read again, as text/plain (see withDefaultContentTypes): so only such a message is
+ * read twice.
  */
-export function readMime(raw: Buffer): Promise<MimeMessage> {
+export async function readMime(raw: Buffer): Promise<MimeMessage> {
+  const first = await readOnce(raw, new Set());
+  return first.unsplit.size === 0 ? first.message : (await readOnce(raw, first.unsplit)).message;
+}
+
+/** One reading, with the multiparts numbered in `asText` read as text/plain; `unsplit` the numbers of those whose boundary never came. */
+function readOnce(raw: Buffer, asText: ReadonlySet<number>): Promise<{ message: MimeMessage; unsplit: Set<number> }> {
   return new Promise((resolve, reject) => {
-    const parser = new MimeParser(OPTIONS);
+    const parser = new MimeParser(OPTIONS, asText);
     const message: MimeMessage = { headers: new Map(), headerLines: [], text: undefined, html: undefined, hasTextPart: false, attachments: [] };
     let settled = false;
     const fail = (err: Error) => {
@@ -83,7 +91,7 @@ export function readMime(raw: Buffer): Promise<MimeMessage> {
       settled = true;
       // mailparser's own flag: set when a text/plain (or delivery-status) part was seen.
       message.hasTextPart = (parser as unknown as { hasText: boolean }).hasText === true;
-      resolve(message);
+      resolve({ message, unsplit: parser.unsplitMultiparts() });
     });
     parser.end(boundHeaderSection(raw));
   });

@@ -1,0 +1,71 @@
+import { parseMessage } from './parse-message';
+
+const message = (text: string) => parseMessage(Buffer.from(text.replace(/\n/g, '\r\n')));
+const parts = (parsed: Awaited<ReturnType<typeof parseMessage>>) => parsed.attachments.map((a) => [a.contentType, a.disposition, a.content.toString()]);
+
+describe('a part without Content-Type in a multipart/digest (RFC 2046 §5.1.5: message/rfc822)', () => {
+  test('when a digest part has no Content-Type, then it is one message/rfc822 attachment of its exact bytes, not text', async () => {
+    const parsed = await message(
+      'From: a@sender.example\nSubject: digest\nMIME-Version: 1.0\nContent-Type: multipart/digest; boundary=d\n\n' +
+        '--d\n\nFrom: one@x.example\nSubject: one\n\nBODY ONE\n--d--\n',
+    );
+    expect(parsed.text).toBeNull();
+    expect(parsed.html).toBeNull();
+    expect(parts(parsed)).toEqual([['message/rfc822', null, 'From: one@x.example\r\nSubject: one\r\n\r\nBODY ONE']]);
+  });
+
+  test('when the digest is inside a multipart/mixed, then its parts are attachments as declared ones are, and the text is the mixed one’s', async () => {
+    const parsed = await message(
+      'Content-Type: multipart/mixed; boundary=m\n\n--m\nContent-Type: text/plain\n\nTopics: one, two\n' +
+        '--m\nContent-Type: multipart/digest; boundary=d\n\n--d\n\nSubject: one\n\nBODY ONE\n' +
+        '--d\nContent-Type: message/rfc822\n\nSubject: two\n\nBODY TWO\n--d--\n--m--\n',
+    );
+    expect(parsed.text).toBe('Topics: one, two');
+    expect(parts(parsed)).toEqual([
+      ['message/rfc822', null, 'Subject: one\r\n\r\nBODY ONE'],
+      ['message/rfc822', null, 'Subject: two\r\n\r\nBODY TWO'],
+    ]);
+  });
+
+  test('when a digest part declares its Content-Type, or a part without one is in a multipart/mixed, then that type counts', async () => {
+    const parsed = await message(
+      'Content-Type: multipart/mixed; boundary=m\n\n--m\n\nmixed text\n--m\nContent-Type: multipart/digest; boundary=d\n\n' +
+        '--d\nContent-Type: application/octet-stream\n\nbytes\n--d--\n--m--\n',
+    );
+    expect(parsed.text).toBe('mixed text');
+    expect(parts(parsed)).toEqual([['application/octet-stream', null, 'bytes']]);
+  });
+});
+
+describe('a multipart that cannot be split (RFC 2045 §5.2: text/plain)', () => {
+  test('when a multipart has no boundary parameter, then its body is the text', async () => {
+    const parsed = await message('From: a@sender.example\nSubject: nb\nMIME-Version: 1.0\nContent-Type: multipart/mixed\n\nHello, this is the whole body.\n');
+    expect(parsed.text).toBe('Hello, this is the whole body.\n');
+    expect(parsed.html).toBeNull();
+    expect(parsed.attachments).toEqual([]);
+    expect(parsed.parseError).toBeNull();
+  });
+
+  test('when its boundary never appears in the body, then the whole body is the text, not an empty record', async () => {
+    const parsed = await message('Content-Type: multipart/alternative; boundary="gone"\n\n--other\nContent-Type: text/html\n\n<p>hi</p>\n--other--\n');
+    expect(parsed.text).toBe('--other\nContent-Type: text/html\n\n<p>hi</p>\n--other--\n');
+    expect(parsed.html).toBeNull();
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when a nested multipart has no boundary or an absent one, then its body is text and the parts after it are kept', async () => {
+    const parsed = await message(
+      'Content-Type: multipart/mixed; boundary=m\n\n--m\nContent-Type: multipart/related\n\nno boundary\n' +
+        '--m\nContent-Type: multipart/alternative; boundary=never\n\nabsent boundary\n' +
+        '--m\nContent-Type: application/octet-stream; name=after.bin\n\nz\n--m--\n',
+    );
+    expect(parsed.text).toBe('no boundary\nabsent boundary');
+    expect(parsed.attachments.map((a) => [a.filename, a.content.toString()])).toEqual([['after.bin', 'z']]);
+  });
+
+  test('when a multipart has only a close delimiter, then it is an empty multipart, not text', async () => {
+    const parsed = await message('Content-Type: multipart/mixed; boundary=b\n\npreamble\n--b--\nepilogue\n');
+    expect(parsed.text).toBeNull();
+    expect(parsed.attachments).toEqual([]);
+  });
+});

@@ -1,0 +1,77 @@
+/** A part as mailsplit's splitter makes it (mailsplit 5.4, under mailparser 3.9.31, pinned); parseHeaders() sets the rest. */
+interface TypedNode {
+  parentNode: TypedNode | false;
+  /** Parsed by parseHeaders(); false before. */
+  headers: { hasHeader(name: string): boolean } | false;
+  /** Lower-cased; mailsplit's own default (text/plain, or a type from a filename) when the part has no Content-Type. */
+  contentType: string | false;
+  /** The subtype of a multipart (`mixed`, `digest`), else false. */
+  multipart: string | false;
+  _boundary: Buffer | false;
+  rfc822: boolean;
+  parseHeaders(): void;
+}
+
+/** What is used of mailsplit's splitter: the part being read, newNode(parent), which starts the next part, and checkBoundary (see enclosing-delimiters). */
+export interface TypingSplitter {
+  node: TypedNode;
+  newNode(parent?: TypedNode | false): void;
+  checkBoundary(line: Buffer): 1 | 2 | 3 | 4 | false;
+}
+
+/**
+ * Gives a part the content type RFC 2045 and 2046 give it where its header does not say one that
+ * can be read, as each part's headers are parsed (before its body is read):
+ * - a part without Content-Type in a multipart/digest is message/rfc822 (RFC 2046 §5.1.5), and
+ *   so one attachment holding its bytes, as a declared one is; mailsplit made it text/plain and
+ *   the digested message's headers and text became the digest's text;
+ * - a multipart that cannot be split into parts is text/plain, what RFC 2045 §5.2 says of a
+ *   Content-Type that is invalid, and what mail clients show: mailsplit read its body as
+ *   preamble, and so lost it. Which multiparts those are is known only once the message is read
+ *   (no delimiter of theirs came: the boundary parameter RFC 2046 §5.1.1 requires is missing, or
+ *   never appears in the body), so a second reading makes those numbered in `asText` text/plain.
+ * Parts are numbered in the order the splitter starts them (the root is 0); a part read as
+ * text/plain is read as the multipart was up to its end, so the numbers after it stay the same.
+ * Returns the numbers of the multiparts none of whose delimiters came, once the message is read.
+ */
+export function withDefaultContentTypes(splitter: TypingSplitter, asText: ReadonlySet<number>): () => Set<number> {
+  const nodes: TypedNode[] = [];
+  const split = new WeakSet<TypedNode>();
+  const track = (node: TypedNode) => {
+    const number = nodes.length;
+    nodes.push(node);
+    const parse = node.parseHeaders.bind(node);
+    node.parseHeaders = () => {
+      if (node.headers) return;
+      parse();
+      typeDefaults(node, asText.has(number));
+    };
+  };
+  const newNode = splitter.newNode.bind(splitter);
+  splitter.newNode = (parent) => {
+    newNode(parent);
+    track(splitter.node);
+  };
+  // The root, started by the splitter's constructor.
+  track(splitter.node);
+  const check = splitter.checkBoundary.bind(splitter);
+  splitter.checkBoundary = (line) => {
+    const node = splitter.node;
+    const found = check(line);
+    // A delimiter of the part's own multipart: its next part, or its close delimiter.
+    if (found === 1 || found === 2) split.add(node);
+    return found;
+  };
+  return () => new Set(nodes.flatMap((node, number) => (node.multipart && !split.has(node) ? [number] : [])));
+}
+
+function typeDefaults(node: TypedNode, asText: boolean): void {
+  if (node.multipart && asText) {
+    node.multipart = false;
+    node._boundary = false;
+    node.contentType = 'text/plain';
+  } else if (node.parentNode && node.parentNode.multipart === 'digest' && node.headers && !node.headers.hasHeader('Content-Type')) {
+    node.contentType = 'message/rfc822';
+    node.rfc822 = true;
+  }
+}
