@@ -147,4 +147,62 @@ describe('EngagementBuffer', () => {
     await buffer.flush();
     expect(written).toEqual(hits(kept, 15_000 - kept).map((h) => h.recipientId));
   });
+
+  test('when a write fails and the spill takes the batch, then the batch and every hit waiting then leave memory, each with its event id, and the next write is no retry', async () => {
+    const spilled: EngagementHit[][] = [];
+    const tries: boolean[] = [];
+    let fail = true;
+    let buffer: EngagementBuffer | null = null;
+    buffer = new EngagementBuffer({
+      logger,
+      flushIntervalMs: 3_600_000,
+      writeAt: 1_000,
+      maxBatch: 4,
+      write: async (_batch, retry) => {
+        tries.push(retry);
+        if (fail) throw new Error('PostgreSQL is down');
+      },
+      spill: async (batch) => {
+        spilled.push(batch);
+        // A hit arriving while the spill is written waits for the next try.
+        if (spilled.length === 1) buffer?.add(hits(1, 99)[0] as EngagementHit);
+      },
+    });
+    for (const hit of hits(10)) buffer.add(hit);
+    await buffer.flush();
+    expect(spilled.map((b) => b.length)).toEqual([4, 4, 2]);
+    expect(spilled.flat().map((h) => h.recipientId)).toEqual(hits(10).map((h) => h.recipientId));
+    expect(spilled.flat().every((h) => h.eventId?.startsWith('evt_'))).toBe(true);
+    expect(buffer.size).toBe(1);
+    fail = false;
+    await buffer.flush();
+    expect(tries).toEqual([false, false]);
+    expect(buffer.size).toBe(0);
+  });
+
+  test('when a write fails and the spill refuses, then the hits it did not take stay first, as a retry with the same ids, and stop() reports them lost', async () => {
+    const tries: { ids: (string | undefined)[]; retry: boolean }[] = [];
+    let spills = 0;
+    const buffer = new EngagementBuffer({
+      logger,
+      flushIntervalMs: 3_600_000,
+      writeAt: 1_000,
+      maxBatch: 3,
+      write: async (batch, retry) => {
+        tries.push({ ids: batch.map((h) => h.eventId), retry });
+        throw new Error('PostgreSQL is down');
+      },
+      spill: async () => {
+        spills += 1;
+        if (spills > 1) throw new Error('Connection is closed.');
+      },
+    });
+    for (const hit of hits(5)) buffer.add(hit);
+    await buffer.flush();
+    // The first batch went to the spill; the rest, whose push failed, waits in memory.
+    expect(buffer.size).toBe(2);
+    await buffer.flush();
+    expect(tries.map((t) => [t.ids.length, t.retry])).toEqual([[3, false], [2, true]]);
+    expect(await buffer.stop(0)).toBe(2);
+  });
 });

@@ -3,9 +3,10 @@ import type { EngagementHit } from '@mailroom/db';
 
 export interface EngagementBufferOptions {
   /**
-   * Writes one batch, durably; a rejection keeps the batch for the next try. Each hit has its
-   * `eventId`, the same on every try; `retry` says some of the hits were in a write that failed,
-   * which may have committed all the same (its reply lost), so those already recorded must be skipped.
+   * Writes one batch, durably; a rejection spills the batch (`spill`) or keeps it for the next
+   * try. Each hit has its `eventId`, the same on every try; `retry` says some of the hits were in
+   * a write that failed (or a push to the spill whose reply was lost), which may have committed
+   * all the same, so those already recorded must be skipped.
    */
   write(hits: EngagementHit[], retry: boolean): Promise<void>;
   logger: Logger;
@@ -25,12 +26,18 @@ export interface EngagementBufferOptions {
   /** The largest batch one write takes (default 5,000). */
   maxBatch?: number;
   /**
-   * Hits held at most while writes fail (PostgreSQL down); beyond it the oldest are dropped and
-   * counted, a hundredth of the bound at a time (default 200,000).
+   * Hits held at most while writes fail and the spill takes none (PostgreSQL and Redis down);
+   * beyond it the oldest are dropped and counted, a hundredth of the bound at a time (default 200,000).
    */
   maxBuffered?: number;
   /** Told how many hits were dropped for lack of room. */
   onDropped?(count: number): void;
+  /**
+   * Takes hits off this process's hands, durably (the Redis spill), after a write failed: the
+   * failed batch and everything waiting then, each hit with its `eventId`. A rejection (Redis
+   * down too, or the spill full) keeps them in memory, as when there is no spill.
+   */
+  spill?(hits: EngagementHit[]): Promise<unknown>;
 }
 
 const DEFAULT_FLUSH_INTERVAL_MS = 1_000;
@@ -46,9 +53,11 @@ const STOP_RETRY_MS = 200;
 /**
  * Holds opens and clicks in memory between the request that saw them and their batch's write,
  * so the hot path touches no database: a batch is written every `flushIntervalMs` or as soon
- * as `writeAt` hits wait, one write at a time, in arrival order. A failed write keeps its hits
- * at the front for the next try. `stop()` writes everything left, so SIGTERM loses nothing; a
- * crash loses what waited, at most about one interval of hits.
+ * as `writeAt` hits wait, one write at a time, in arrival order. When a write fails, its batch
+ * and every hit waiting then go to the `spill` (Redis), which another writer drains; what the
+ * spill does not take stays at the front for the next try. `stop()` writes (or spills)
+ * everything left, so SIGTERM loses nothing; a crash loses what waited, at most about one
+ * interval of hits (and, while a write is failing, what arrived during it).
  */
 export class EngagementBuffer {
   private hits: EngagementHit[] = [];
@@ -101,8 +110,9 @@ export class EngagementBuffer {
   }
 
   /**
-   * Stops the timer and writes everything left, retrying a failing write until `deadlineMs`
-   * has passed; returns how many hits could not be written by then (0 unless PostgreSQL stayed down).
+   * Stops the timer and writes everything left (a failed write spills it), retrying a write
+   * failing and not spilled until `deadlineMs` has passed; returns how many hits could be neither
+   * written nor spilled by then (0 unless PostgreSQL stayed down and the spill did not take them).
    */
   async stop(deadlineMs = 20_000): Promise<number> {
     if (this.timer) clearInterval(this.timer);
@@ -128,12 +138,51 @@ export class EngagementBuffer {
         this.retrying = 0;
         this.failing = false;
       } catch (err) {
-        this.hits.unshift(...batch);
-        this.retrying = batch.length;
         this.failing = true;
-        this.options.logger.warn({ err, waiting: this.hits.length }, 'engagement batch not written; retrying');
+        this.retrying = Math.max(0, this.retrying - batch.length);
+        await this.spillOrKeep(batch, err);
         return;
       }
     }
+  }
+
+  /**
+   * After a failed write: the batch, then the hits waiting now (not those arriving meanwhile, which
+   * wait for the next try), go to the spill a batch at a time; the first batch it does not take
+   * goes back to the front with the rest, as a retry (a push whose reply was lost may have been
+   * taken, and a write that failed may have committed).
+   */
+  private async spillOrKeep(failed: EngagementHit[], err: unknown): Promise<void> {
+    const { logger, spill } = this.options;
+    if (!spill) {
+      this.keep(failed);
+      logger.warn({ err, waiting: this.hits.length }, 'engagement batch not written; retrying');
+      return;
+    }
+    let batch = failed;
+    let waiting = this.hits.length;
+    let spilled = 0;
+    for (;;) {
+      try {
+        await spill(batch);
+      } catch (spillErr) {
+        this.keep(batch);
+        const spillError = spillErr instanceof Error ? spillErr.message : String(spillErr);
+        logger.warn({ err, spillError, spilled, waiting: this.hits.length }, 'engagement batch not written nor spilled; retrying');
+        return;
+      }
+      spilled += batch.length;
+      if (waiting === 0 || this.hits.length === 0) break;
+      batch = this.hits.splice(0, Math.min(this.maxBatch, waiting));
+      waiting -= batch.length;
+      for (const hit of batch) hit.eventId ??= newId('event');
+    }
+    logger.warn({ err, spilled, waiting: this.hits.length }, 'engagement batch not written; spilled to Redis');
+  }
+
+  /** Puts hits back at the front, as a retry: the next write skips those already recorded. */
+  private keep(batch: EngagementHit[]): void {
+    this.hits.unshift(...batch);
+    this.retrying = Math.max(this.retrying, batch.length);
   }
 }

@@ -22,8 +22,10 @@ import { Counter, Gauge } from 'prom-client';
 import { BotRules } from './bot-rules';
 import { EndOfTurnAnswers } from './end-of-turn';
 import { EngagementBuffer } from './engagement-buffer';
+import { EngagementSpill } from './engagement-spill';
 import { handleTrackingRequest, sendError, type TrackingOutcome } from './handle-tracking-request';
 import { Lru } from './lru';
+import { SpillDrainer } from './spill-drainer';
 import { VerifiedTokens } from './verified-tokens';
 
 export interface TrackingOptions {
@@ -34,6 +36,10 @@ export interface TrackingOptions {
   flushIntervalMs?: number;
   writeAt?: number;
   maxBatch?: number;
+  /** Spill settings (tests shorten them): how often the spill is drained, a claim's lease, the spill's bound. */
+  spillIntervalMs?: number;
+  spillLeaseMs?: number;
+  maxSpilled?: number;
 }
 
 export interface RunningTracking {
@@ -42,7 +48,10 @@ export interface RunningTracking {
   server: Server;
   backends: Backends;
   buffer: EngagementBuffer;
-  /** Stops taking requests, lets those in flight finish, writes every buffered event, then closes. */
+  /** The Redis spill of batches PostgreSQL did not take, and its drainer. */
+  spill: EngagementSpill;
+  drainer: SpillDrainer;
+  /** Stops taking requests, lets those in flight finish, writes (or, PostgreSQL down, spills) every buffered event, then closes. */
   stop(): Promise<void>;
 }
 
@@ -55,7 +64,9 @@ const DELIVERIES_CACHED = 10_000;
  * Connects and starts the tracking service on TRACKING_PORT: `/o/<token>`, `/c/<token>`,
  * `/healthz`, `/readyz` and `/metrics`, plain node:http. Requests are answered from the token
  * alone; the events they make wait in an EngagementBuffer and are written in batches through
- * `recordEngagement`, whose commit is followed by a notice on the `events` queue (webhooks).
+ * `recordEngagement`, whose commit is followed by a notice on the `events` queue (webhooks). A
+ * batch PostgreSQL does not take goes to the deployment's Redis spill (EngagementSpill), which
+ * the SpillDrainer of every replica writes from once PostgreSQL takes writes again.
  * The tracking service's only entry point.
  */
 export async function startTracking(config: Readonly<Config>, options: TrackingOptions = {}): Promise<RunningTracking> {
@@ -99,6 +110,9 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     // Committed: the wake-up is sent without holding the next batch back.
     if (result.appended > 0) notices.committed();
   };
+  // What PostgreSQL does not take goes to Redis, shared by the replicas, and is written from there
+  // (by whichever replica gets to it) once PostgreSQL takes writes again.
+  const spill = new EngagementSpill({ redis, prefix: config.queuePrefix, leaseMs: options.spillLeaseMs, maxSpilled: options.maxSpilled });
   const buffer = new EngagementBuffer({
     write,
     logger: logger.child({ component: 'buffer' }),
@@ -106,9 +120,22 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     writeAt: options.writeAt,
     maxBatch: options.maxBatch,
     onDropped: (count) => dropped.inc({ reason: 'buffer_full' }, count),
+    spill: (hits) => spill.push(hits),
+  });
+  // A spilled chunk may have been written already (its removal from Redis lost): always a retry.
+  const drainer = new SpillDrainer({
+    spill,
+    write: (hits) => write(hits, true),
+    probe: () => pool.query('SELECT 1'),
+    logger: logger.child({ component: 'spill' }),
+    intervalMs: options.spillIntervalMs,
+    maxBatch: options.maxBatch,
   });
   new Gauge({ name: 'mailroom_tracking_events_buffered', help: 'Engagement events waiting to be written.', registers: [registry], collect() {
     this.set(buffer.size);
+  } });
+  new Gauge({ name: 'mailroom_tracking_events_spilled', help: 'Engagement events in the Redis spill (every replica\'s), as last read.', registers: [registry], collect() {
+    this.set(drainer.spilled);
   } });
 
   const tokens = new VerifiedTokens(new TrackingTokens(deriveKey(secretKey, 'tracking')));
@@ -169,6 +196,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     throw err;
   }
   buffer.start();
+  drainer.start();
   notices.start();
   const { port } = server.address() as AddressInfo;
   logger.info({ port, base: config.trackingBaseUrl }, 'tracking started');
@@ -179,13 +207,17 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     server,
     backends,
     buffer,
+    spill,
+    drainer,
     async stop() {
       stopping = true;
       // Requests in flight finish (their events are buffered); idle keep-alive connections close now.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
-      await buffer.stop(STOP_FLUSH_DEADLINE_MS);
+      // With PostgreSQL down the buffer's events go to the spill at the first failed write, so
+      // stopping waits the deadline out only when Redis does not take them either.
+      await Promise.all([buffer.stop(STOP_FLUSH_DEADLINE_MS), drainer.stop()]);
       await notices.stop();
       await eventQueue.close();
       await backends.close();

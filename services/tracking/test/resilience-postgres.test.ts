@@ -1,13 +1,14 @@
 import { once } from 'node:events';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { loadConfig } from '@mailroom/core';
+import { loadConfig, type Redis } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
 import { until } from '../../../test/support/until';
 import { startTracking, type RunningTracking } from '../src';
+import { adminRedis, deleteKeys, spilledEvents } from './spill-support';
 import { get, insertTrackedEmail, tokens } from './support';
 
 /**
@@ -66,12 +67,17 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
   let database: TestDatabase;
   let pool: Pool;
   let tracking: RunningTracking | null = null;
+  let redis: Redis;
+  const prefixes: string[] = [];
   beforeAll(async () => {
     database = await createTestDatabase('trkpgkill');
     pool = createPool(database.url, 3);
+    redis = await adminRedis();
   });
   afterAll(async () => {
     await tracking?.stop();
+    for (const prefix of prefixes) await deleteKeys(redis, prefix);
+    redis.disconnect();
     await pool.end();
     await database.drop();
   });
@@ -83,11 +89,18 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
       values: [emailId],
     })).rows[0];
 
-  test('when a batch commits but the reply to its COMMIT is lost, then the retry records nothing twice: one event and one count per open answered', async () => {
+  /** A tracking service whose PostgreSQL connections go through `dropper`, writing only when told to. */
+  async function startBehind(dropper: CommitReplyDropper, options: { maxSpilled?: number } = {}): Promise<{ tracking: RunningTracking; prefix: string }> {
+    const env = testEnv({ ...database, url: database.url.replace(':5432/', `:${dropper.port}/`) }, { TRACKING_PORT: '0' });
+    prefixes.push(env.QUEUE_PREFIX as string);
+    const started = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 3_600_000, spillIntervalMs: 3_600_000, ...options });
+    return { tracking: started, prefix: env.QUEUE_PREFIX as string };
+  }
+
+  test('when a batch commits but the reply to its COMMIT is lost and the spill takes nothing, then the retry from memory records nothing twice: one event and one count per open answered', async () => {
     const { emailId, recipientId } = await insertTrackedEmail(pool, 'Lost reply');
     const dropper = await new CommitReplyDropper().start();
-    const viaProxy = { ...database, url: database.url.replace(':5432/', `:${dropper.port}/`) };
-    tracking = await startTracking(loadConfig(testEnv(viaProxy, { TRACKING_PORT: '0' })), { host: '127.0.0.1', flushIntervalMs: 3_600_000 });
+    ({ tracking } = await startBehind(dropper, { maxSpilled: 0 }));
     const url = `${tracking.url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
     try {
       const statuses = await Promise.all(Array.from({ length: 30 }, () => get(url)));
@@ -108,9 +121,36 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
     }
   });
 
+  test('when a batch commits but the reply to its COMMIT is lost, then it goes to the spill, and its drain records nothing twice', async () => {
+    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Lost reply spilled');
+    const dropper = await new CommitReplyDropper().start();
+    const started = await startBehind(dropper);
+    tracking = started.tracking;
+    const url = `${tracking.url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
+    try {
+      const statuses = await Promise.all(Array.from({ length: 30 }, () => get(url)));
+      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+      dropper.armed = 1;
+      await tracking.buffer.flush();
+      expect(dropper.dropped).toBe(1);
+      expect(tracking.buffer.size).toBe(0);
+      expect(await spilledEvents(redis, started.prefix)).toBe(30);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+      await tracking.drainer.drain();
+      expect(await spilledEvents(redis, started.prefix)).toBe(0);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+    } finally {
+      await tracking.stop();
+      tracking = null;
+      await dropper.stop();
+    }
+  });
+
   test('when every connection of the database is terminated again and again while opens flow, then each open answered is written exactly once', async () => {
     const emails = await Promise.all(Array.from({ length: 4 }, (_, i) => insertTrackedEmail(pool, `Killed ${i}`)));
-    tracking = await startTracking(loadConfig(testEnv(database, { TRACKING_PORT: '0' })), { host: '127.0.0.1', flushIntervalMs: 20, writeAt: 10 });
+    const env = testEnv(database, { TRACKING_PORT: '0' });
+    prefixes.push(env.QUEUE_PREFIX as string);
+    tracking = await startTracking(loadConfig(env), { host: '127.0.0.1', flushIntervalMs: 20, writeAt: 10, spillIntervalMs: 20 });
     const urls = emails.map(({ emailId, recipientId }) => `${(tracking as RunningTracking).url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`);
     const killer = new Client({ connectionString: database.url });
     await killer.connect();
@@ -138,7 +178,8 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
     await killer.end();
     expect(kills).toBeGreaterThan(10);
     expect([...answered.values()].reduce((a, b) => a + b, 0)).toBe(1_200);
-    await until(async () => (tracking as RunningTracking).buffer.size === 0, 20_000, 'the buffer to drain');
+    // What a terminated write spilled is drained from Redis alongside.
+    await until(async () => (tracking as RunningTracking).buffer.size === 0 && (await spilledEvents(redis, env.QUEUE_PREFIX as string)) === 0, 20_000, 'the buffer and the spill to drain');
     await tracking.stop();
     tracking = null;
     for (const { emailId } of emails) expect(await counts(emailId)).toEqual({ events: answered.get(emailId), opens: answered.get(emailId) });
