@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { chownSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -53,9 +53,51 @@ export class PrivatePostgres {
     await this.pgCtl(['stop', '-w', '-m', mode]);
   }
 
+  /**
+   * SIGSTOP to the postmaster and every backend: connections stay open and statements sent are
+   * never answered, as with a server that hangs (a stalled disk, a frozen VM). `thaw` resumes them.
+   */
+  freeze(): void {
+    this.signalAll('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.signalAll('SIGCONT');
+  }
+
   async remove(): Promise<void> {
+    this.thaw();
     await this.stop('immediate').catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  /** The postmaster first, so it forks no new backend meanwhile, then its children. */
+  private signalAll(signal: 'SIGSTOP' | 'SIGCONT'): void {
+    let postmaster: number;
+    try {
+      postmaster = Number(readFileSync(join(this.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    } catch {
+      return;
+    }
+    const children = readdirSync('/proc')
+      .filter((entry) => /^\d+$/.test(entry))
+      .filter((pid) => {
+        try {
+          // Field 4 of /proc/<pid>/stat, after the parenthesised command name, is the parent's pid.
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === postmaster;
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Exited meanwhile.
+      }
+    }
   }
 
   private async pgCtl(args: string[]): Promise<void> {
@@ -78,10 +120,18 @@ export class PrivateRedis {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** With `appendOnly`, every write is in the AOF before it is answered (appendfsync always). */
-  async start(appendOnly: boolean): Promise<void> {
+  urlWithPassword(password: string): string {
+    return `redis://:${encodeURIComponent(password)}@127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * With `appendOnly`, every write is in the AOF before it is answered (appendfsync always); with
+   * `password`, clients must AUTH with it (then connect with `urlWithPassword`).
+   */
+  async start(appendOnly: boolean, options: { password?: string } = {}): Promise<void> {
     const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--dir', this.dir, '--save', '', '--appendonly', appendOnly ? 'yes' : 'no'];
     if (appendOnly) args.push('--appendfsync', 'always');
+    if (options.password) args.push('--requirepass', options.password);
     const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let output = '';
@@ -91,6 +141,15 @@ export class PrivateRedis {
       if (child.exitCode !== null || Date.now() > deadline) throw new Error(`redis-server did not start:\n${output}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+  }
+
+  /** SIGSTOP: connections stay open and commands are never answered, until `thaw` (SIGCONT). */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  thaw(): void {
+    this.child?.kill('SIGCONT');
   }
 
   /** SIGKILL: what was only in memory is gone; with the AOF, what it holds comes back at the next start. */

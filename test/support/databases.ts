@@ -1,7 +1,11 @@
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { cliNodeFlags } from '../../packages/db/src/migrate/run-cli';
 
 /** The server tests run against; the maintenance database is used for CREATE/DROP DATABASE. */
 export const TEST_SERVER_URL = 'postgresql://postgres@127.0.0.1:5432';
@@ -64,4 +68,31 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
 
 export async function dropDatabase(name: string): Promise<void> {
   await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/**
+ * A database of its own migrated with every migration but the newest, as a new version of the
+ * code meets it before its migration has run (a rolling deploy whose migration Job is not done).
+ * `migrateDatabase(url)` applies the missing one later.
+ */
+export async function createDatabaseOneMigrationBehind(label: string): Promise<TestDatabase & { missing: string }> {
+  const folders = readdirSync(MIGRATIONS_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort((a, b) => a.localeCompare(b));
+  const missing = folders.at(-1);
+  if (missing === undefined) throw new Error('no migrations');
+  const baseDir = mkdtempSync(join(tmpdir(), 'mailroom-behind-'));
+  const name = `mailroom_test_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${randomBytes(4).toString('hex')}`;
+  try {
+    cpSync(join(MIGRATIONS_DIR, 'migration_lock.toml'), join(baseDir, 'migration_lock.toml'));
+    for (const folder of folders.slice(0, -1)) cpSync(join(MIGRATIONS_DIR, folder), join(baseDir, folder), { recursive: true });
+    // The wasm schema engine needs node flags: a child Node applies them, as the migration CLI does.
+    const applier = join(__dirname, '../../packages/db/src/migrate/apply-migrations');
+    const code = `require(${JSON.stringify(applier)}).applyMigrations(${JSON.stringify(databaseUrl(name))}, () => {}, ${JSON.stringify(baseDir)}).catch((err) => { console.error(err); process.exitCode = 1; })`;
+    await promisify(execFile)(process.execPath, [...cliNodeFlags(), '-e', code]);
+  } finally {
+    rmSync(baseDir, { recursive: true, force: true });
+  }
+  return { name, url: databaseUrl(name), missing, drop: () => dropDatabase(name) };
 }

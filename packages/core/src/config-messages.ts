@@ -11,6 +11,7 @@ export const EXPECTED_VALUES: Record<string, string> = {
   NODE_ENV: 'one of development, test, production',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
   DATABASE_URL: 'a postgresql:// URL, such as postgresql://user:password@127.0.0.1:5432/mailroom',
+  DATABASE_STATEMENT_TIMEOUT_MS: 'a whole number of milliseconds, at least 1000, such as 30000',
   REDIS_URL: 'a redis:// or rediss:// URL, such as redis://127.0.0.1:6379',
   QUEUE_PREFIX: 'a prefix without spaces or colons, such as mailroom (or {mailroom} on Redis Cluster)',
   API_PORT: PORT,

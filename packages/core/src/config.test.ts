@@ -77,6 +77,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ EMAIL_RETENTION_DAYS: '15' }).emailRetentionDays).toBe(15);
   });
 
+  test('when DATABASE_STATEMENT_TIMEOUT_MS is unset, then statements may run 30 s; under 1000 or not a whole number, loading fails naming it', () => {
+    expect(loadConfig({}).databaseStatementTimeoutMs).toBe(30_000);
+    expect(loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: '5000' }).databaseStatementTimeoutMs).toBe(5_000);
+    for (const bad of ['999', '0', '1.5', '30s']) {
+      expect(() => loadConfig({ DATABASE_STATEMENT_TIMEOUT_MS: bad })).toThrow(/^Invalid DATABASE_STATEMENT_TIMEOUT_MS: expected a whole number of milliseconds, at least 1000/);
+    }
+  });
+
   test('when the MX may hold fewer message bytes than one message can have, then loading fails naming INBOUND_MAX_BUFFERED_BYTES', () => {
     expect(loadConfig({}).inboundMaxBufferedBytes).toBe(134217728);
     expect(() => loadConfig({ INBOUND_MAX_MESSAGE_BYTES: '200000000' })).toThrow(/^Invalid INBOUND_MAX_BUFFERED_BYTES: .*INBOUND_MAX_MESSAGE_BYTES/);

@@ -11,6 +11,11 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** DATABASE_STATEMENT_TIMEOUT_MS's default (ms), also the pools' when they are made without a config. */
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+/** What maintenance statements (the stats rollup, retention) may run at least, in ms: pages of thousands of rows, not requests. */
+export const MAINTENANCE_STATEMENT_TIMEOUT_MS = 600_000;
+
 const bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 // z.coerce.number() reads "" as 0: an empty variable means "use the default" instead.
 const emptyMeansDefault = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema);
@@ -73,6 +78,11 @@ const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: serviceUrl(/^postgres(ql)?:$/).default('postgresql://postgres@127.0.0.1:5432/mailroom'),
+  // The longest one statement of the services may run, in ms (an extension of DESIGN §3): past it
+  // PostgreSQL cancels it, and a server that does not answer at all is given up on soon after, so
+  // a request answers 503 rather than wait for ever. Maintenance (stats rollup, retention) gets
+  // at least MAINTENANCE_STATEMENT_TIMEOUT_MS; migrations have no limit.
+  DATABASE_STATEMENT_TIMEOUT_MS: emptyMeansDefault(z.coerce.number().int().min(1_000).max(2_147_483_647).default(DEFAULT_STATEMENT_TIMEOUT_MS)),
   REDIS_URL: serviceUrl(/^rediss?:$/).default('redis://127.0.0.1:6379'),
   // BullMQ and Redis key prefix; "{mailroom}" keeps every key in one Redis Cluster slot.
   QUEUE_PREFIX: z.string().min(1).regex(/^[^\s:]+$/).default('mailroom'),
@@ -163,6 +173,8 @@ export interface Config {
   nodeEnv: Env['NODE_ENV'];
   logLevel: Env['LOG_LEVEL'];
   databaseUrl: string;
+  /** DATABASE_STATEMENT_TIMEOUT_MS. */
+  databaseStatementTimeoutMs: number;
   redisUrl: string;
   queuePrefix: string;
   apiPort: number;
@@ -252,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     nodeEnv: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     redisUrl: e.REDIS_URL,
     queuePrefix: e.QUEUE_PREFIX,
     apiPort: e.API_PORT,

@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
 import { z } from 'zod';
+import { queueErrorListener } from './redis';
 
 /**
  * One queue: its name, the schema of its payload and its retry policy. Declared once in
@@ -112,9 +113,13 @@ export interface QueueConnection {
   prefix: string;
 }
 
-/** A producer for one catalog queue; payloads are validated before they are enqueued. */
+/**
+ * A producer for one catalog queue; payloads are validated before they are enqueued. Its errors
+ * are reported through its connection's logger (see queueErrorListener).
+ */
 export function openQueue<Schema extends z.ZodType>(definition: QueueDefinition<Schema>, options: QueueConnection) {
   const queue = new Queue(definition.name, { ...options, defaultJobOptions: definition.jobOptions });
+  queue.on('error', queueErrorListener(options.connection, definition.name));
   return {
     queue,
     add(payload: z.input<Schema>, jobOptions?: JobsOptions) {
@@ -124,14 +129,19 @@ export function openQueue<Schema extends z.ZodType>(definition: QueueDefinition<
   };
 }
 
-/** A worker for one catalog queue; each job's payload is parsed with the queue's schema on pickup. */
+/**
+ * A worker for one catalog queue; each job's payload is parsed with the queue's schema on pickup.
+ * Its errors are reported through its connection's logger (see queueErrorListener).
+ */
 export function openWorker<Schema extends z.ZodType>(
   definition: QueueDefinition<Schema>,
   handler: (payload: z.output<Schema>, job: Job) => Promise<unknown>,
   options: QueueConnection & Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>,
 ): Worker {
-  return new Worker(definition.name, (job) => handler(definition.payload.parse(job.data), job), {
+  const worker = new Worker(definition.name, (job) => handler(definition.payload.parse(job.data), job), {
     ...options,
     autorun: false,
   });
+  worker.on('error', queueErrorListener(options.connection, definition.name));
+  return worker;
 }

@@ -14,6 +14,11 @@ describe('isUnavailableError', () => {
     expect(isUnavailableError(err)).toBe(true);
   });
 
+  test('when a statement ran past the statement timeout, or PostgreSQL never answered it, then it is unavailability', () => {
+    expect(isUnavailableError(Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }))).toBe(true);
+    expect(isUnavailableError(new Error('Query read timeout'))).toBe(true);
+  });
+
   test('when a query is wrong, then it is not unavailability', () => {
     expect(isUnavailableError(Object.assign(new Error('syntax error'), { code: '42601' }))).toBe(false);
     const err = Object.assign(new Error('Unique constraint failed'), { code: 'P2002', meta: { driverAdapterError: { cause: { originalCode: '23505' } } } });

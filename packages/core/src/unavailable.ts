@@ -12,12 +12,15 @@ const CONNECTION_CODES = new Set([
   '57P01', // admin_shutdown
   '57P02', // crash_shutdown (another backend crashed; the server restarts)
   '57P03', // cannot_connect_now
+  '57014', // query_canceled: the statement ran past DATABASE_STATEMENT_TIMEOUT_MS (or waited that long for a lock)
 ]);
 const CONNECTION_MESSAGES = new RegExp(
   [
     'connection terminated',
     'connect ECONNREFUSED',
     'timeout exceeded when trying to connect',
+    // pg, when PostgreSQL did not answer a statement at all within its timeout (a frozen server)
+    'Query read timeout',
     'Connection is closed',
     'database system is (starting up|shutting down)',
     "Can't reach database server",

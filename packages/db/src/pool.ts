@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { Pool, type PoolClient, type QueryResultRow, types } from 'pg';
+import { DEFAULT_STATEMENT_TIMEOUT_MS } from '@mailroom/core';
+import { Pool, type PoolClient, type PoolConfig, type QueryResultRow, types } from 'pg';
+import { ReadTimeoutClient } from './read-timeout-client';
 
 export type { Pool, PoolClient };
 
@@ -27,12 +29,44 @@ export interface Queryable {
   query<R extends QueryResultRow = QueryResultRow>(config: { name?: string; text: string; values?: unknown[] }): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
+// Fail fast while PostgreSQL is down (or every connection is busy) so requests answer 503
+// instead of hanging: the longest a connection, or a free one from the pool, is waited for.
+const CONNECT_TIMEOUT_MS = 3_000;
+// How much longer than the statement timeout the client waits for an answer before it gives up
+// on the connection (ms): PostgreSQL's own cancellation, which leaves the connection usable,
+// normally answers first; this is for a server that cannot answer at all.
+const READ_TIMEOUT_MARGIN_MS = 2_000;
+
+/**
+ * Connection settings of every application pool, the Prisma client's too. Each statement may
+ * run `statementTimeoutMs`: PostgreSQL cancels it past that (statement_timeout, SQLSTATE 57014,
+ * waiting for a lock included), and a server that does not answer at all (frozen, partitioned)
+ * is given up on READ_TIMEOUT_MARGIN_MS later, its connection dropped. Both are
+ * `service_unavailable` to callers. The migration runner has pools of its own, without either.
+ */
+export function applicationPoolConfig(databaseUrl: string, size: number, statementTimeoutMs: number): PoolConfig {
+  return {
+    connectionString: databaseUrl,
+    max: size,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // Beside the time zone, as one startup option, so whatever passes that on passes this on.
+    options: `${SESSION_OPTIONS} -c statement_timeout=${statementTimeoutMs}`,
+    query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
+    Client: ReadTimeoutClient,
+  };
+}
+
+export interface PoolOptions {
+  /** DATABASE_STATEMENT_TIMEOUT_MS (default 30 s); see applicationPoolConfig. */
+  statementTimeoutMs?: number;
+}
+
 /**
  * A plain node-postgres pool for the hot paths (accepting sends, recording outcomes), where
  * one multi-row statement replaces many ORM calls. Everything else goes through Prisma.
  */
-export function createPool(databaseUrl: string, size = 10): Pool {
-  const pool = new Pool({ connectionString: databaseUrl, max: size, connectionTimeoutMillis: 3_000, options: SESSION_OPTIONS, types: TYPES });
+export function createPool(databaseUrl: string, size = 10, options: PoolOptions = {}): Pool {
+  const pool = new Pool({ ...applicationPoolConfig(databaseUrl, size, options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS), types: TYPES });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor a client that loses it while checked out (a transaction in progress): pg then emits

@@ -1,5 +1,5 @@
 import type { Config, Logger, Redis, SendQueue } from '@mailroom/core';
-import type { Database, Pool } from '@mailroom/db';
+import type { Database, MigrationCheck, Pool } from '@mailroom/db';
 import type { ApiTokenVerifier } from './auth/api-tokens';
 import type { SessionTokens } from './auth/session-tokens';
 import type { DomainServices } from './features/domains/manage-domains';
@@ -18,6 +18,8 @@ export interface GatewayContext {
   pool: Pool;
   /** Fails fast when Redis is down, so requests answer 503 rather than hang. */
   redis: Redis;
+  /** Readiness's schema check (the database has this version's migrations). */
+  migrations: MigrationCheck;
   logger: Logger;
   /** Console session tokens: issued, verified and signed out. */
   sessions: SessionTokens;

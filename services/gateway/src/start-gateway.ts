@@ -65,6 +65,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
     db,
     pool,
     redis,
+    migrations: backends.migrations,
     logger,
     sessions: new SessionTokens(db, deriveKey(secretKey, 'session'), config.sessionTtlSeconds),
     apiTokens: new ApiTokenVerifier({ db, redis, prefix: config.queuePrefix, logger: logger.child({ component: 'api-tokens' }) }),

@@ -60,13 +60,14 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
   let processing: RunningProcessing | undefined;
   let stopping = false;
   // BullMQ workers block on their connection, so they get their own ('worker': waits through reconnects).
-  const workerRedis = role === 'smtp' ? undefined : createRedis(config.redisUrl, 'worker');
-  workerRedis?.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const workerRedis = role === 'smtp' ? undefined : createRedis(config.redisUrl, 'worker', { logger, role: 'workers' });
   try {
     if (role !== 'processing') {
       mx = await startMx({ config, backends, verp, registry, logger: logger.child({ component: 'smtp' }), host: options.host ?? '0.0.0.0' });
     }
-    if (workerRedis) processing = await startProcessing({ config, pool, redis: workerRedis, producerRedis: redis, logger, verp, registry });
+    if (workerRedis) {
+      processing = await startProcessing({ config, pool, maintenancePool: backends.maintenancePool, redis: workerRedis, producerRedis: redis, logger, verp, registry });
+    }
   } catch (err) {
     await mx?.stop(0);
     workerRedis?.disconnect();
@@ -77,7 +78,12 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
     host: options.host,
     registry,
     logger,
-    probes: { postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping || (mx?.isDraining() ?? false) },
+    probes: {
+      postgres: () => pool.query('SELECT 1'),
+      redis: () => redis.ping(),
+      migrations: () => backends.migrations.check(),
+      isShuttingDown: () => stopping || (mx?.isDraining() ?? false),
+    },
   });
   logger.info({ role }, 'inbound SMTP started');
 

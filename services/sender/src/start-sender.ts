@@ -84,9 +84,8 @@ const RETENTION_EVERY_MS = 60 * 60 * 1000;
 export async function startSender(config: Readonly<Config>, options: { logger?: Logger } = {}): Promise<RunningSender> {
   const logger = options.logger ?? createLogger({ service: 'sender', level: config.logLevel, nodeEnv: config.nodeEnv });
   const backends = await connectBackends(config, { logger, prismaPoolSize: 2, poolSize: Math.min(20, config.senderConcurrency + 2) });
-  const { pool, redis: producerRedis, secretKey } = backends;
-  const workerRedis = createRedis(config.redisUrl, 'worker');
-  workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const { pool, maintenancePool, redis: producerRedis, secretKey } = backends;
+  const workerRedis = createRedis(config.redisUrl, 'worker', { logger, role: 'workers' });
   let stopping = false;
   const owner = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   const sendQueue = new SendQueue(producerRedis, config.queuePrefix);
@@ -149,10 +148,10 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     if (appended > 0) events.committed();
     return checked;
   };
-  const rollUpStats = () => rollUpAllStats(pool);
+  const rollUpStats = () => rollUpAllStats(maintenancePool);
   const idempotencyLogger = logger.child({ component: 'idempotency-keys' });
   const purgeIdempotencyKeys = async () => {
-    const deleted = await purgeExpiredIdempotencyKeys(pool);
+    const deleted = await purgeExpiredIdempotencyKeys(maintenancePool);
     if (deleted > 0) idempotencyLogger.info({ deleted }, 'deleted expired idempotency keys');
     return deleted;
   };
@@ -161,9 +160,9 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     const olderThanDays = config.emailRetentionDays;
     // Emails first (their events go with them), then the other events, then the webhook log
     // (whose deliveries of deleted events the two before have stopped).
-    const emails = await deleteExpiredEmails(pool, { olderThanDays });
-    const events = await deleteExpiredEvents(pool, { olderThanDays });
-    const { attempts, deliveries } = await deleteExpiredWebhookLog(pool, { olderThanDays });
+    const emails = await deleteExpiredEmails(maintenancePool, { olderThanDays });
+    const events = await deleteExpiredEvents(maintenancePool, { olderThanDays });
+    const { attempts, deliveries } = await deleteExpiredWebhookLog(maintenancePool, { olderThanDays });
     const deleted = { emails, events, webhookAttempts: attempts, webhookDeliveries: deliveries };
     if (Object.values(deleted).some((n) => n > 0)) retentionLogger.info({ ...deleted, retentionDays: olderThanDays }, 'deleted rows past retention');
     return deleted;
@@ -210,7 +209,12 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
   const ops = await startWorkerOpsServer(config, {
     registry: metrics.registry,
     logger,
-    probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
+    probes: {
+      postgres: () => pool.query('SELECT 1'),
+      redis: () => producerRedis.ping(),
+      migrations: () => backends.migrations.check(),
+      isShuttingDown: () => stopping,
+    },
   });
   logger.info({ concurrency: config.senderConcurrency, mode: config.outboundSmtpUrl ? 'smarthost' : 'direct MX' }, 'sender started');
 

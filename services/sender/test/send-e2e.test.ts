@@ -38,7 +38,7 @@ describe('sending through a smarthost', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${url}/readyz`);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', migrations: 'ok', shuttingDown: false } });
     expect(await (await fetch(`${url}/metrics`)).text()).toContain('mailroom_sender_process_cpu_user_seconds_total');
   });
 

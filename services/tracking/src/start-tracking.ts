@@ -162,7 +162,8 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     registry,
     metricsToken: config.metricsToken,
     logger,
-    readiness: () => checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), isShuttingDown: () => stopping }),
+    readiness: () =>
+      checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), migrations: () => backends.migrations.check(), isShuttingDown: () => stopping }),
   };
   // Node's own refusal of a request without Host is a bare 400: missingHostHeader answers it instead.
   const server = createServer({ requireHostHeader: false }, (req, res) => {

@@ -50,8 +50,7 @@ export async function startDispatcher(config: Readonly<Config>, options: Dispatc
   const logger = options.logger ?? createLogger({ service: 'webhook-dispatcher', level: config.logLevel, nodeEnv: config.nodeEnv });
   const backends = await connectBackends(config, { logger, prismaPoolSize: 1, poolSize: 12 });
   const { pool, redis: producerRedis, secretKey } = backends;
-  const workerRedis = createRedis(config.redisUrl, 'worker');
-  workerRedis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  const workerRedis = createRedis(config.redisUrl, 'worker', { logger, role: 'workers' });
   const queue = new WebhookQueue(producerRedis, config.queuePrefix);
   const eventQueue = new EventQueue(producerRedis, config.queuePrefix);
   const leaseSeconds = deliveryLeaseSeconds(config);
@@ -118,7 +117,12 @@ export async function startDispatcher(config: Readonly<Config>, options: Dispatc
   const ops = await startWorkerOpsServer(config, {
     registry: metrics.registry,
     logger,
-    probes: { postgres: () => pool.query('SELECT 1'), redis: () => producerRedis.ping(), isShuttingDown: () => stopping },
+    probes: {
+      postgres: () => pool.query('SELECT 1'),
+      redis: () => producerRedis.ping(),
+      migrations: () => backends.migrations.check(),
+      isShuttingDown: () => stopping,
+    },
   });
   // Events committed while no dispatcher ran wait in the outbox: catch up at once.
   await eventQueue.notify('reconcile');

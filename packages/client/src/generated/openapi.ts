@@ -721,7 +721,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: PostgreSQL and Redis reachable, not shutting down
+         * Readiness: PostgreSQL and Redis reachable, migrations applied, not shutting down
          * @description Answers 503 `service_unavailable` with the same `checks` when not ready.
          */
         get: operations["ready"];
@@ -11681,6 +11681,7 @@ export interface operations {
                      *       "checks": {
                      *         "postgres": "ok",
                      *         "redis": "ok",
+                     *         "migrations": "ok",
                      *         "shuttingDown": false
                      *       }
                      *     }
@@ -11693,6 +11694,11 @@ export interface operations {
                             postgres: "ok" | "unavailable";
                             /** @enum {string} */
                             redis: "ok" | "unavailable";
+                            /**
+                             * @description `behind`: the database lacks the newest migration this version expects (apply migrations); a database with newer ones than that is `ok`.
+                             * @enum {string}
+                             */
+                            migrations: "ok" | "behind" | "unavailable";
                             shuttingDown: boolean;
                         };
                     };

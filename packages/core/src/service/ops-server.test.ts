@@ -9,6 +9,7 @@ import { checkReadiness } from './readiness';
 describe('the ops server of a service without an HTTP API', () => {
   let ops: OpsServer;
   let postgresUp = true;
+  let migrated = true;
   let shuttingDown = false;
 
   beforeAll(async () => {
@@ -26,6 +27,10 @@ describe('the ops server of a service without an HTTP API', () => {
             if (!postgresUp) throw new Error('connect ECONNREFUSED');
           },
           redis: () => Promise.resolve('PONG'),
+          migrations: async () => {
+            if (!postgresUp) throw new Error('connect ECONNREFUSED');
+            return migrated;
+          },
           isShuttingDown: () => shuttingDown,
         }),
     });
@@ -54,16 +59,22 @@ describe('the ops server of a service without an HTTP API', () => {
     expect(await status('http://ops.example/elsewhere')).toBe(404);
   });
 
-  test('when a dependency is down or the process is stopping, then /readyz is 503 with the checks, else 200', async () => {
+  test('when a dependency is down, the database lacks a migration or the process is stopping, then /readyz is 503 with the checks, else 200', async () => {
     const ready = await fetch(`${ops.url}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } });
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', redis: 'ok', migrations: 'ok', shuttingDown: false } });
 
     postgresUp = false;
     const down = await fetch(`${ops.url}/readyz`);
     expect(down.status).toBe(503);
-    expect(await down.json()).toMatchObject({ name: 'service_unavailable', statusCode: 503, checks: { postgres: 'unavailable', redis: 'ok' } });
+    expect(await down.json()).toMatchObject({ name: 'service_unavailable', statusCode: 503, checks: { postgres: 'unavailable', redis: 'ok', migrations: 'unavailable' } });
     postgresUp = true;
+
+    migrated = false;
+    const behind = await fetch(`${ops.url}/readyz`);
+    expect(behind.status).toBe(503);
+    expect(await behind.json()).toMatchObject({ name: 'service_unavailable', statusCode: 503, checks: { postgres: 'ok', redis: 'ok', migrations: 'behind' } });
+    migrated = true;
 
     shuttingDown = true;
     const stopping = await fetch(`${ops.url}/readyz`);

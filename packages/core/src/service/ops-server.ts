@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import { listenOn } from '../port-in-use';
 import { answerClientError } from './client-error';
 import { checkMetricsToken } from './metrics';
-import { checkReadiness, type Readiness, type ReadinessProbes } from './readiness';
+import { checkReadiness, NOT_READY, type Readiness, type ReadinessProbes } from './readiness';
 import { requestPath } from './request-path';
 
 export interface OpsServerOptions {
@@ -73,7 +73,7 @@ async function answer(options: Pick<OpsServerOptions, 'registry' | 'readiness' |
   if (path === '/readyz') {
     const { ready, checks } = await options.readiness();
     if (ready) return sendJson(res, 200, { status: 'ready', checks });
-    const error = new MailroomError('service_unavailable', 'Not ready: a dependency is unavailable or the process is shutting down.');
+    const error = new MailroomError('service_unavailable', NOT_READY);
     return sendJson(res, 503, { ...error.toBody(), checks });
   }
   if (path === '/metrics') {
@@ -105,7 +105,7 @@ export interface WorkerOpsOptions {
 
 /**
  * The ops server of a worker (sender, inbound-smtp, webhook-dispatcher) on `OPS_PORT`, with
- * readiness from its PostgreSQL and Redis probes and its shutdown flag; none when OPS_PORT is unset.
+ * readiness from its PostgreSQL, Redis and migrations probes and its shutdown flag; none when OPS_PORT is unset.
  */
 export function startWorkerOpsServer(config: { opsPort: number | undefined; metricsToken: string | undefined }, options: WorkerOpsOptions): Promise<OpsServer | undefined> {
   if (config.opsPort === undefined) return Promise.resolve(undefined);

@@ -1,1 +1,2 @@
 export * from './connect-backends';
+export * from './migration-check';

@@ -1,4 +1,4 @@
-import { MailroomError, randomToken, sha256Hex, type Logger, type Redis } from '@mailroom/core';
+import { answerWithin, MailroomError, randomToken, sha256Hex, type Logger, type Redis } from '@mailroom/core';
 import { readApiKeyRevocationEpoch, type Database } from '@mailroom/db';
 import type { Principal } from './auth-context';
 
@@ -19,6 +19,9 @@ const CACHE_TTL_MS = 30_000;
  */
 const EPOCH_POLL_MS = 1_000;
 export const REVOCATION_BOUND_MS = 2 * EPOCH_POLL_MS;
+// How long a request waits for the Redis epoch (ms) before it does without the cache, asking
+// PostgreSQL: a Redis that hangs must not hold every request for its 2 s command timeout.
+const EPOCH_READ_WITHIN_MS = 500;
 
 /** A new API token: `mr_` and 32 random bytes, base64url. Only its SHA-256 is ever stored. */
 export function generateApiToken(): { token: string; tokenHash: string; tokenStart: string } {
@@ -188,7 +191,7 @@ export class ApiTokenVerifier {
   private async fetchEpoch(): Promise<string | null> {
     let epoch: string | null;
     try {
-      epoch = (await this.redis.get(this.epochKey)) ?? '0';
+      epoch = (await answerWithin(this.redis.get(this.epochKey), EPOCH_READ_WITHIN_MS)) ?? '0';
     } catch {
       epoch = null;
     }

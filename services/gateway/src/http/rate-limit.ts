@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientAddress, clientBlock, GroupCommit, MailroomError, type Redis } from '@mailroom/core';
+import { answerWithin, clientAddress, clientBlock, GroupCommit, MailroomError, type Redis } from '@mailroom/core';
 import type { Response } from 'express';
 
 export interface RateLimits {
@@ -26,6 +26,10 @@ interface Consumption {
 const MAX_PER_CALL = 1_000;
 // The in-memory fallback forgets windows that ended once it holds this many keys.
 const MEMORY_SWEEP_AT = 10_000;
+// How long a count waits for Redis before it is made in memory (ms). Redis answers in about a
+// millisecond; one that hangs (frozen, partitioned) would otherwise hold every request for the
+// connection's 2 s command timeout, and the requests batched behind it for as long again.
+export const REDIS_COUNT_WITHIN_MS = 500;
 
 // For each key: open the window if none is open, add this call's count, report the total and
 // the time left. KEYS are the counters; ARGV[1] is the window in seconds, ARGV[i + 1] the count
@@ -52,8 +56,8 @@ type ConsumeCommand = (...args: (string | number)[]) => Promise<[number, number]
  * call to Redis is in flight go together in the next one (one script call, one INCRBY per
  * distinct key), so a busy gateway pays one round trip per batch instead of one per request.
  * Each request still gets the count it would have had alone: its place within its key's
- * batch. While Redis is unreachable each replica counts in memory rather than failing
- * requests that need no Redis.
+ * batch. While Redis is unreachable, or does not answer within REDIS_COUNT_WITHIN_MS, each
+ * replica counts in memory rather than failing (or holding) requests that need no Redis.
  */
 export class RateLimiter {
   private readonly batches: GroupCommit<Consumption>;
@@ -102,7 +106,7 @@ export class RateLimiter {
 
   private async countInRedis(keys: string[], counts: number[]): Promise<[number, number][]> {
     const redisKeys = keys.map((key) => `${this.keyPrefix}:${key}`);
-    return this.command(keys.length, ...redisKeys, this.windowSeconds, ...counts);
+    return answerWithin(this.command(keys.length, ...redisKeys, this.windowSeconds, ...counts), REDIS_COUNT_WITHIN_MS);
   }
 
   private countInMemory(keys: string[], counts: number[]): [number, number][] {

@@ -269,7 +269,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExample>> = {
   },
   getReceivedAttachment: { params: { id: RECEIVED_ID, attachmentId: ATTACHMENT_ID }, response: '(the attachment\'s bytes)' },
   health: { response: { status: 'ok' } },
-  ready: { response: { status: 'ready', checks: { postgres: 'ok', redis: 'ok', shuttingDown: false } } },
+  ready: { response: { status: 'ready', checks: { postgres: 'ok', redis: 'ok', migrations: 'ok', shuttingDown: false } } },
   metrics: { response: '# HELP http_requests_total Requests answered.\n# TYPE http_requests_total counter\nhttp_requests_total{method="POST",route="/emails",status="200"} 42\n' },
   openApiDocument: { response: { openapi: '3.1.0', info: { title: 'Mailroom API', version: '1.0.0' }, paths: {} } },
   apiReference: { response: '<!doctype html><html lang="en"><head><title>Mailroom API reference</title>…' },

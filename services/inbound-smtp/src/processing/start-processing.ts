@@ -11,6 +11,8 @@ export interface ProcessingOptions {
     // Loaded configs always have it; without it feedback is stored but turns into no outcome.
     Partial<Pick<Readonly<Config>, 'publicApiUrl'>>;
   pool: Pool;
+  /** For retention, whose statements may run longer than a request's (see connectBackends); `pool` when absent. */
+  maintenancePool?: Pool;
   /** A BullMQ 'worker' connection (no command timeout): the workers block on it. */
   redis: Redis;
   /** For producing (events wake-ups, reconciled jobs, schedules); `redis` when absent. */
@@ -88,7 +90,7 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
     return found;
   };
   const deleteExpired = async () => {
-    const deleted = await deleteExpiredReceivedEmails(pool, { olderThanDays: config.inboundRetentionDays });
+    const deleted = await deleteExpiredReceivedEmails(options.maintenancePool ?? pool, { olderThanDays: config.inboundRetentionDays });
     if (deleted > 0) logger.info({ deleted, retentionDays: config.inboundRetentionDays }, 'deleted received mail past retention');
     return deleted;
   };

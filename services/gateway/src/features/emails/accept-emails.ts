@@ -44,7 +44,10 @@ export async function acceptEmails<Answer>(
     if (idempotency) await rememberIdempotentResponse(client, projectId, idempotency, fresh);
     return { answer: fresh, stored: true };
   });
-  if (result.stored) await notifySender(deps.sendQueue, deps.logger, emails);
+  // Not awaited, as for the group commit: the emails are committed, so the answer is due now. A
+  // Redis that hangs would hold it for the enqueue's timeout; a failed enqueue is logged and
+  // left to the reconciler.
+  if (result.stored) void notifySender(deps.sendQueue, deps.logger, emails);
   return result.answer;
 }
 

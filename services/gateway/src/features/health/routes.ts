@@ -1,14 +1,26 @@
-import { checkMetricsToken, checkReadiness, MailroomError } from '@mailroom/core';
+import { checkMetricsToken, checkReadiness, MailroomError, NOT_READY } from '@mailroom/core';
 import { z } from 'zod';
 import type { GatewayContext } from '../../context';
 import { defineRoute } from '../../http/route';
 
-/** PostgreSQL and Redis answer, and the process is not shutting down. */
+/** PostgreSQL and Redis answer, the database has the code's migrations, and the process is not shutting down. */
 function readiness(ctx: GatewayContext) {
-  return checkReadiness({ postgres: () => ctx.db.$queryRaw`SELECT 1`, redis: () => ctx.redis.ping(), isShuttingDown: ctx.isShuttingDown });
+  return checkReadiness({
+    postgres: () => ctx.db.$queryRaw`SELECT 1`,
+    redis: () => ctx.redis.ping(),
+    migrations: () => ctx.migrations.check(),
+    isShuttingDown: ctx.isShuttingDown,
+  });
 }
 
-const checksSchema = z.object({ postgres: z.enum(['ok', 'unavailable']), redis: z.enum(['ok', 'unavailable']), shuttingDown: z.boolean() });
+const checksSchema = z.object({
+  postgres: z.enum(['ok', 'unavailable']),
+  redis: z.enum(['ok', 'unavailable']),
+  migrations: z.enum(['ok', 'behind', 'unavailable']).meta({
+    description: '`behind`: the database lacks the newest migration this version expects (apply migrations); a database with newer ones than that is `ok`.',
+  }),
+  shuttingDown: z.boolean(),
+});
 
 export const healthRoutes = [
   defineRoute({
@@ -28,7 +40,7 @@ export const healthRoutes = [
     method: 'get',
     path: '/readyz',
     operationId: 'ready',
-    summary: 'Readiness: PostgreSQL and Redis reachable, not shutting down',
+    summary: 'Readiness: PostgreSQL and Redis reachable, migrations applied, not shutting down',
     description: 'Answers 503 `service_unavailable` with the same `checks` when not ready.',
     tag: 'Operations',
     access: { kind: 'public' },
@@ -37,7 +49,7 @@ export const healthRoutes = [
     async handler({ ctx, res }) {
       const { ready, checks } = await readiness(ctx);
       if (ready) return { status: 'ready', checks };
-      const body = new MailroomError('service_unavailable', 'Not ready: a dependency is unavailable or the process is shutting down.').toBody();
+      const body = new MailroomError('service_unavailable', NOT_READY).toBody();
       res.status(503).json({ ...body, checks });
       return undefined;
     },

@@ -1,0 +1,116 @@
+import { createTestDatabase, type TestDatabase } from '../support/databases';
+import { freePort } from '../support/free-port';
+import { ServiceProcess } from '../support/service-process';
+import { until } from '../support/until';
+import { PrivateRedis } from './private-servers';
+
+// What each of the five services logs while its Redis (a private one, with a password) is
+// killed and then comes back: JSON only, one line per connection each way, never one per
+// reconnect attempt.
+
+const SERVICES = {
+  gateway: 'gateway listening',
+  sender: 'sender started',
+  'inbound-smtp': 'inbound SMTP started',
+  tracking: 'tracking started',
+  'webhook-dispatcher': 'webhook dispatcher started',
+} as const;
+type Name = keyof typeof SERVICES;
+const PASSWORD = 'redisS3cretPW';
+const OUTAGE_MS = 5_000;
+// Lines one service may write in those 5 s: one per Redis connection it holds (the sender, the
+// MX and the dispatcher hold up to five with BullMQ's blocking ones) and a few for work that
+// failed meanwhile. Before the fix each wrote about 50 a second.
+const MAX_LINES_PER_OUTAGE = 12;
+
+let database: TestDatabase;
+let redis: PrivateRedis;
+const services = new Map<Name, ServiceProcess>();
+
+interface LogLine {
+  msg?: string;
+  connection?: string;
+  redis?: string;
+  code?: string;
+}
+
+const parse = (line: string): LogLine | null => {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null ? (value as LogLine) : null;
+  } catch {
+    return null;
+  }
+};
+
+beforeAll(async () => {
+  [database, redis] = await Promise.all([createTestDatabase('redis_outage_logs'), PrivateRedis.create()]);
+  await redis.start(false, { password: PASSWORD });
+  const [api, tracking, smtp, senderOps, inboundOps, dispatcherOps] = await Promise.all(Array.from({ length: 6 }, () => freePort()));
+  const env = {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: database.url,
+    REDIS_URL: redis.urlWithPassword(PASSWORD),
+    QUEUE_PREFIX: 'outage-logs',
+    SECRET_KEY: 'outage-logs-secret-key-that-is-long-enough-0123456789',
+    API_PORT: String(api),
+    TRACKING_PORT: String(tracking),
+    SMTP_PORT: String(smtp),
+  };
+  const ops: Partial<Record<Name, number | undefined>> = { sender: senderOps, 'inbound-smtp': inboundOps, 'webhook-dispatcher': dispatcherOps };
+  // One at a time: five tsx compilations at once on two cores take longer than in a row.
+  for (const [name, ready] of Object.entries(SERVICES) as [Name, string][]) {
+    const opsEnv: Record<string, string> = ops[name] ? { OPS_PORT: String(ops[name]) } : {};
+    services.set(name, await ServiceProcess.start(name, { ...env, ...opsEnv }, ready, 60_000));
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await Promise.all([...services.values()].map((s) => s.stop()));
+  await redis?.remove();
+  await database?.drop();
+}, 60_000);
+
+test('when Redis is killed, then each service writes only JSON lines, one "lost" per connection with the redacted URL and the error code; when it is back, one "restored" per connection', async () => {
+  const before = new Map([...services].map(([name, s]) => [name, s.output.length]));
+  await redis.kill();
+  await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+  const outage = new Map([...services].map(([name, s]) => [name, s.output.slice(before.get(name))]));
+
+  const lostBy = new Map<Name, string[]>();
+  for (const [name, lines] of outage) {
+    expect({ name, notJson: lines.filter((line) => parse(line) === null) }).toEqual({ name, notJson: [] });
+    expect({ name, tooMany: lines.length > MAX_LINES_PER_OUTAGE ? lines : [] }).toEqual({ name, tooMany: [] });
+    const lost = lines.map(parse).filter((l): l is LogLine => l?.msg?.startsWith('redis connection lost') === true);
+    // Every connection of the service noticed, each once.
+    expect(lost.length).toBeGreaterThan(0);
+    const connections = lost.map((l) => l.connection ?? '');
+    expect(new Set(connections).size).toBe(connections.length);
+    for (const line of lost) {
+      expect(line.redis).toBe(redis.url.replace('redis://', 'redis://***@'));
+      expect(line.code).toBe('ECONNREFUSED');
+    }
+    expect(lines.join('\n')).not.toContain(PASSWORD);
+    lostBy.set(name, connections.sort());
+  }
+
+  const back = new Map([...services].map(([name, s]) => [name, s.output.length]));
+  await redis.start(false, { password: PASSWORD });
+  const restored = (name: Name) =>
+    services
+      .get(name)!
+      .output.slice(back.get(name))
+      .map(parse)
+      .filter((l): l is LogLine => l?.msg === 'redis connection restored')
+      .map((l) => l.connection ?? '')
+      .sort();
+  await until(async () => [...lostBy].every(([name, lost]) => restored(name).length >= lost.length), 20_000, 'every connection restored', 200);
+  // A moment longer, so a second "restored" for one connection would have been written too.
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  for (const [name, lost] of lostBy) {
+    expect({ name, restored: restored(name) }).toEqual({ name, restored: lost });
+    const lines = services.get(name)!.output.slice(back.get(name));
+    expect({ name, notJson: lines.filter((line) => parse(line) === null) }).toEqual({ name, notJson: [] });
+  }
+}, 60_000);
