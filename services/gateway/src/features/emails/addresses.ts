@@ -48,8 +48,14 @@ export function parseMailbox(value: string): Mailbox | null {
   return checked(mailbox.name, mailbox.address);
 }
 
-/** The mailbox with its domain in ASCII form, when that is a valid address. */
+// An RFC 2047 encoded word. One is valid atext, but RFC 2047 §5 forbids it in an addr-spec, and
+// nodemailer decodes it when it reads the envelope: `=?utf-8?B?8J+QiA==?=@x` went out as
+// `RCPT TO:<🐈@x>`, another mailbox than the one accepted.
+const ENCODED_WORD = /=\?[^?\s]+\?[bq]\?[^?\s]*\?=/i;
+
+/** The mailbox with its domain in ASCII form, when that is a valid address (and no encoded word, which the envelope would not keep). */
 function checked(name: string, address: string): Mailbox | null {
+  if (ENCODED_WORD.test(address)) return null;
   const ascii = withAsciiDomain(address);
   return ascii !== null && isAddress(ascii) ? { name, address: ascii } : null;
 }

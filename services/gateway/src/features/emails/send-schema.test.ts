@@ -45,3 +45,19 @@ describe('sendEmailSchema: attachments[].contentType', () => {
     expect(parsed.success && parsed.data.attachments?.[0]?.contentType).toBe(contentType);
   });
 });
+
+describe('sendEmailSchema: addresses with an encoded word', () => {
+  const base = { from: 'hello@acme.example', subject: 'Hi', text: 'Hi' };
+  it.each(['=?utf-8?B?8J+QiPCfkIg=?=@example.org', 'a.=?utf-8?q?caf=C3=A9?=@example.org', 'Cat <=?UTF-8?b?8J+QiA==?=@example.org>'])(
+    'when a recipient is %s (valid atext, but nodemailer decodes it in the envelope, RFC 2047 §5 forbids it), then the send is refused naming it',
+    (to) => {
+      const parsed = sendEmailSchema.safeParse({ ...base, to });
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((i) => i.path.join('.'))).toEqual(['to']);
+    },
+  );
+
+  test('when an encoded word is only in the display name, or the local part merely has = and ?, then it is accepted', () => {
+    for (const to of ['=?utf-8?q?Caf=C3=A9?= <cafe@example.org>', 'a=b?c@example.org']) expect(sendEmailSchema.safeParse({ ...base, to }).success).toBe(true);
+  });
+});
