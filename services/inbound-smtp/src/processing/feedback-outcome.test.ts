@@ -51,6 +51,9 @@ describe('dsnOutcome', () => {
     ['Yandex: no such user, with a policy code', '5.7.1', '550 5.7.1 No such user!', 'policy', false],
     ['Gmail: the account receives mail too fast', '5.2.1', '550 5.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.', 'soft', false],
     ['Microsoft relaying refused', '5.4.1', '550 5.4.1 Relay Access Denied', 'soft', false],
+    ['Exim: our MAIL FROM refused, our domain unknown there', '5.1.0', 'SMTP error from remote mail server after MAIL FROM:<bounces+x@acme.test> SIZE=1234: 553 5.1.0 <bounces+x@acme.test>... Domain of sender address acme.test does not exist', 'hard', false],
+    ['Postfix: a reply to our MAIL FROM', '5.1.8', 'host mx.example.test[192.0.2.1] said: 553 5.1.8 <bounces+x@acme.test>: Sender address rejected: Domain not found (in reply to MAIL FROM command)', 'hard', false],
+    ['Postfix: a reply to RCPT TO', '5.1.1', 'host mx.example.test[192.0.2.1] said: 550 5.1.1 <x@example.test>: Recipient address rejected: User unknown (in reply to RCPT TO command)', 'hard', true],
   ])('when the report is %s, then it bounces %s, suppress %s', (_what, status, diagnostic, bounceType, suppress) => {
     expect(dsnOutcome(block({ status, diagnostic }))).toMatchObject({ kind: 'bounced', bounceType, suppress, smtp: { enhanced_code: status } });
   });

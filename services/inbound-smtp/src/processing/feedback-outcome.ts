@@ -33,10 +33,15 @@ export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address:
   return unsuccessful.length === 1 ? unsuccessful[0] : recipients[0];
 }
 
+// A reply the far end gave to our MAIL FROM is about our sender, whatever its code, as the sender
+// judges its own SMTP replies: Exim writes "after MAIL FROM:<…>", Postfix "(in reply to MAIL FROM
+// command)". `553 5.1.0 … does not exist` there is our domain, not the recipient.
+const REPLY_TO_MAIL_FROM = /\bafter MAIL FROM\b|\bin reply to MAIL FROM command\b/i;
+
 /**
  * One DSN block as an outcome: failed or 5.x.x → bounced (type per classifyBounce; suppressing
- * only where the sender's rule says, see bounceSuppressesAddress), delayed → deferred,
- * delivered/relayed/expanded → null.
+ * only where the sender's rule says, see bounceSuppressesAddress, and never for a reply to our
+ * MAIL FROM), delayed → deferred, delivered/relayed/expanded → null.
  */
 export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   const { event, bounceType } = classifyBounce(block.status, block.action);
@@ -48,7 +53,8 @@ export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
     message: reply.text ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
-  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status) };
+  const aboutOurSender = REPLY_TO_MAIL_FROM.test(block.diagnostic ?? '');
+  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status) && !aboutOurSender };
 }
 
 /** A report nobody can read: a soft bounce with no code, its text kept (never a guessed hard bounce). */
