@@ -14,6 +14,17 @@ function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
 
+/** The migrations among a directory's entries (its subfolders), in the order they are applied. */
+export function migrationNames(entries: readonly { name: string; isDirectory(): boolean }[]): string[] {
+  return (
+    entries
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      // Prisma's CLI orders the same way; the engine applies in this order.
+      .sort((a, b) => a.localeCompare(b))
+  );
+}
+
 /** The migrations directory as the engine takes it: every subfolder's migration.sql, in name order. */
 export async function readMigrationsList(baseDir: string): Promise<MigrationList> {
   const lockfileContent = await fs.readFile(path.join(baseDir, LOCK_FILE), 'utf8').catch((error: unknown) => {
@@ -24,11 +35,7 @@ export async function readMigrationsList(baseDir: string): Promise<MigrationList
     if (isMissing(error)) return [];
     throw error;
   });
-  const names = entries
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    // Prisma's CLI orders the same way; the engine applies in this order.
-    .sort((a, b) => a.localeCompare(b));
+  const names = migrationNames(entries);
   const migrationDirectories = await Promise.all(
     names.map(async (name): Promise<MigrationDirectory> => {
       const content = await fs

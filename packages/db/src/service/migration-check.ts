@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import type { Logger } from '@mailroom/core';
+import { migrationNames } from '../migrate/migrations-directory';
 import { migrationsDirectory } from '../migrate/paths';
 import type { Queryable } from '../pool';
 
@@ -7,20 +8,18 @@ const UNDEFINED_TABLE = '42P01';
 
 /**
  * The newest migration in `directory` (prisma/migrations, which the production tree and the
- * image carry beside the bundles): the schema this code was written against. Folder names sort
- * as Prisma applies them (a UTC timestamp first). Throws when there is none: a build without its
+ * image carry beside the bundles): the schema this code was written against, the last in the
+ * order Prisma applies them. Throws when there is none: a build without its
  * migrations could never tell whether its database is ready.
  */
 export function expectedMigration(directory: string = migrationsDirectory): string {
   let names: string[];
   try {
-    names = readdirSync(directory, { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
-      .map((entry) => entry.name);
+    names = migrationNames(readdirSync(directory, { withFileTypes: true }));
   } catch (err) {
     throw new Error(`Cannot read the migrations folder ${directory}, which readiness compares the database with.`, { cause: err });
   }
-  const newest = names.sort((a, b) => a.localeCompare(b)).at(-1);
+  const newest = names.at(-1);
   if (newest === undefined) throw new Error(`The migrations folder ${directory} holds no migration; readiness compares the database with its newest.`);
   return newest;
 }
