@@ -6,6 +6,7 @@ export * from './ids';
 export * from './job-schedulers';
 export * from './logger';
 export * from './queue-catalog';
+export { closeWorkers } from './close-workers';
 export * from './redis';
 export * from './unavailable';
 export * from './run-service';

@@ -1,5 +1,6 @@
 import { Queue, Worker, type ConnectionOptions, type Job, type JobsOptions, type WorkerOptions } from 'bullmq';
 import { z } from 'zod';
+import { countRunning } from './close-workers';
 import { queueErrorListener } from './redis';
 
 /**
@@ -131,14 +132,15 @@ export function openQueue<Schema extends z.ZodType>(definition: QueueDefinition<
 
 /**
  * A worker for one catalog queue; each job's payload is parsed with the queue's schema on pickup.
- * Its errors are reported through its connection's logger (see queueErrorListener).
+ * Its errors are reported through its connection's logger (see queueErrorListener). Close it
+ * with closeWorkers, which knows when its jobs in hand are done.
  */
 export function openWorker<Schema extends z.ZodType>(
   definition: QueueDefinition<Schema>,
   handler: (payload: z.output<Schema>, job: Job) => Promise<unknown>,
   options: QueueConnection & Omit<WorkerOptions, 'connection' | 'prefix' | 'autorun'>,
 ): Worker {
-  const worker = new Worker(definition.name, (job) => handler(definition.payload.parse(job.data), job), {
+  const worker: Worker = new Worker(definition.name, (job) => countRunning(worker, async () => handler(definition.payload.parse(job.data), job)), {
     ...options,
     autorun: false,
   });

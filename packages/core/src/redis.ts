@@ -21,6 +21,8 @@ const connectionLoggers = new WeakMap<object, Logger>();
 // Errors a connection made here has already reported (or dropped): BullMQ forwards the same
 // objects to every queue and worker on that connection, which must not report them again.
 const connectionErrors = new WeakSet<object>();
+// The duplicates each connection made here has handed out (BullMQ's blocking connections).
+const connectionDuplicates = new WeakMap<Redis, Redis[]>();
 
 /**
  * A Redis connection. `kind: 'worker'` suits BullMQ workers (commands wait through
@@ -61,8 +63,23 @@ function watchConnection(redis: Redis, url: string, logger: Logger | undefined, 
   });
   const duplicate = redis.duplicate.bind(redis);
   let duplicates = 0;
-  redis.duplicate = (override?: Partial<RedisOptions>) => watchConnection(duplicate(override), url, logger, `${role}/duplicate-${++duplicates}`);
+  const made: Redis[] = [];
+  connectionDuplicates.set(redis, made);
+  redis.duplicate = (override?: Partial<RedisOptions>) => {
+    const copy = watchConnection(duplicate(override), url, logger, `${role}/duplicate-${++duplicates}`);
+    made.push(copy);
+    return copy;
+  };
   return redis;
+}
+
+/**
+ * Disconnects a connection made here and every duplicate it handed out, without waiting for
+ * Redis (no QUIT): for a stopping service whose Redis does not answer.
+ */
+export function disconnectWithDuplicates(redis: Redis): void {
+  for (const copy of connectionDuplicates.get(redis) ?? []) disconnectWithDuplicates(copy);
+  redis.disconnect();
 }
 
 function errorCode(err: Error): string {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import {
+  closeWorkers,
   createLogger,
   createResolver,
   createRedis,
@@ -230,7 +231,7 @@ export async function startSender(config: Readonly<Config>, options: { logger?: 
     async stop() {
       stopping = true;
       // Finishes the jobs in hand; no new ones are taken.
-      await Promise.all([worker.close(), maintenanceWorker.close()]);
+      await closeWorkers([worker, maintenanceWorker], workerRedis, { logger });
       await events.stop();
       await Promise.all([maintenance.close(), sendQueue.close(), eventQueue.close(), deps.deliverer.close()]);
       await ops?.close();

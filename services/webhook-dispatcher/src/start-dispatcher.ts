@@ -1,4 +1,5 @@
 import {
+  closeWorkers,
   type Config,
   createLogger,
   createRedis,
@@ -136,7 +137,7 @@ export async function startDispatcher(config: Readonly<Config>, options: Dispatc
       stopping = true;
       // The jobs in hand stop settling and finish; no new ones are taken.
       runner.stopIntake();
-      await Promise.all(workers.map((w) => w.close()));
+      await closeWorkers(workers, workerRedis, { logger });
       await runner.drain();
       await Promise.all([maintenance.close(), queue.close(), eventQueue.close(), deps.client.close()]);
       await ops?.close();

@@ -1,4 +1,4 @@
-import { type Config, EventQueue, keepJobSchedulers, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
+import { closeWorkers, type Config, EventQueue, keepJobSchedulers, type Logger, openQueue, openWorker, queues, type Verp } from '@mailroom/core';
 import { deleteExpiredReceivedEmails, type Pool } from '@mailroom/db';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -123,7 +123,7 @@ export async function startProcessing(options: ProcessingOptions): Promise<Runni
     deleteExpired,
     async stop() {
       // Finishes the jobs in hand; no new ones are taken.
-      await Promise.all([worker.close(), maintenanceWorker.close()]);
+      await closeWorkers([worker, maintenanceWorker], redis, { logger });
       await Promise.all([inbound.close(), maintenance.close(), eventQueue.close()]);
     },
   };
