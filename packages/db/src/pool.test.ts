@@ -84,3 +84,28 @@ describe('withTryLock', () => {
     }
   });
 });
+
+describe('a transaction left idle', () => {
+  test('when a client holds a row lock in a transaction and sends nothing for twice the statement timeout, then PostgreSQL ends its session and another connection takes the lock', async () => {
+    const short = createPool(db.url, 1, { statementTimeoutMs: 1_000 });
+    const other = createPool(db.url, 1);
+    try {
+      await pool.query({ text: "INSERT INTO projects (id, name, updated_at) VALUES ('proj_idle_tx', 'Idle', now()) ON CONFLICT DO NOTHING" });
+      const { rows } = await short.query<{ idle: string }>({ text: "SELECT current_setting('idle_in_transaction_session_timeout') AS idle" });
+      expect(rows[0]?.idle).toBe('2s');
+      const client = await short.connect();
+      await client.query('BEGIN');
+      await client.query("SELECT id FROM projects WHERE id = 'proj_idle_tx' FOR UPDATE");
+      const locked = other.query({ text: "SELECT id FROM projects WHERE id = 'proj_idle_tx' FOR UPDATE NOWAIT" });
+      await expect(locked).rejects.toThrow(/could not obtain lock/);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const taken = await other.query({ text: "SELECT id FROM projects WHERE id = 'proj_idle_tx' FOR UPDATE NOWAIT" });
+      expect(taken.rowCount).toBe(1);
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      client.release(true);
+    } finally {
+      await short.end();
+      await other.end();
+    }
+  });
+});

@@ -42,7 +42,12 @@ const READ_TIMEOUT_MARGIN_MS = 2_000;
  * run `statementTimeoutMs`: PostgreSQL cancels it past that (statement_timeout, SQLSTATE 57014,
  * waiting for a lock included), and a server that does not answer at all (frozen, partitioned)
  * is given up on READ_TIMEOUT_MARGIN_MS later, its connection dropped. Both are
- * `service_unavailable` to callers. The migration runner has pools of its own, without either.
+ * `service_unavailable` to callers. A transaction left idle for twice as long (its process
+ * frozen, partitioned away, or stuck between two statements) is ended by PostgreSQL with its
+ * session (idle_in_transaction_session_timeout), so the row locks it holds do not stop every
+ * other replica until TCP gives up on it, hours later. No transaction of ours waits on anything
+ * but PostgreSQL between its statements. The migration runner has pools of its own, without
+ * any of these.
  */
 export function applicationPoolConfig(databaseUrl: string, size: number, statementTimeoutMs: number): PoolConfig {
   return {
@@ -50,7 +55,7 @@ export function applicationPoolConfig(databaseUrl: string, size: number, stateme
     max: size,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // Beside the time zone, as one startup option, so whatever passes that on passes this on.
-    options: `${SESSION_OPTIONS} -c statement_timeout=${statementTimeoutMs}`,
+    options: `${SESSION_OPTIONS} -c statement_timeout=${statementTimeoutMs} -c idle_in_transaction_session_timeout=${2 * statementTimeoutMs}`,
     query_timeout: statementTimeoutMs + READ_TIMEOUT_MARGIN_MS,
     Client: ReadTimeoutClient,
   };
