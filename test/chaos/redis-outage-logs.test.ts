@@ -6,7 +6,8 @@ import { PrivateRedis } from './private-servers';
 
 // What each of the five services logs while its Redis (a private one, with a password) is
 // killed and then comes back: JSON only, one line per connection each way, never one per
-// reconnect attempt. Then, with Redis killed again, each still stops at once on SIGTERM.
+// reconnect attempt; frozen, one line each way too. Then, with Redis killed again, each still
+// stops at once on SIGTERM.
 
 const SERVICES = {
   gateway: 'gateway listening',
@@ -114,6 +115,28 @@ test('when Redis is killed, then each service writes only JSON lines, one "lost"
     expect({ name, restored: restored(name) }).toEqual({ name, restored: lost });
     const lines = services.get(name)!.output.slice(back.get(name));
     expect({ name, notJson: lines.filter((line) => parse(line) === null) }).toEqual({ name, notJson: [] });
+  }
+}, 60_000);
+
+test('when Redis is frozen (connected, never answering), then each service says so once, and once when it answers again', async () => {
+  const lines = (name: Name, from: number) => services.get(name)!.output.slice(from).map(parse);
+  const before = new Map([...services].map(([name, s]) => [name, s.output.length]));
+  redis.freeze();
+  try {
+    await until(async () => [...services.keys()].every((name) => lines(name, before.get(name)!).some((l) => l?.msg?.startsWith('redis not answering') === true)), 20_000, 'every service noticed', 200);
+  } finally {
+    redis.thaw();
+  }
+  await until(async () => [...services.keys()].every((name) => lines(name, before.get(name)!).some((l) => l?.msg === 'redis answering again')), 20_000, 'every service noticed the thaw', 200);
+  for (const name of services.keys()) {
+    const said = lines(name, before.get(name)!).filter((l) => l?.msg?.startsWith('redis not answering') === true || l?.msg === 'redis answering again');
+    expect({ name, said: said.map((l) => [l?.msg?.split(':')[0], l?.connection, l?.redis]) }).toEqual({
+      name,
+      said: [
+        ['redis not answering', 'requests', redis.url.replace('redis://', 'redis://***@')],
+        ['redis answering again', 'requests', redis.url.replace('redis://', 'redis://***@')],
+      ],
+    });
   }
 }, 60_000);
 

@@ -35,7 +35,39 @@ export function createRedis(url: string, kind: 'worker' | 'request', options: Re
       ? { maxRetriesPerRequest: null, enableReadyCheck: false }
       : { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2_000, commandTimeout: 2_000 };
   const redis = new Redis(url, { ...base, lazyConnect: true, ...options.ioredis });
+  if (kind === 'request' && options.logger) watchAnswers(redis, url, options.logger, options.role ?? kind);
   return watchConnection(redis, url, options.logger, options.role ?? kind);
+}
+
+// How often a request connection checks that Redis answers, and how long it waits for the answer.
+const ANSWER_CHECK_INTERVAL_MS = 5_000;
+const ANSWER_TIMEOUT_MS = 2_000;
+
+/**
+ * A Redis that stops answering while its socket stays open (frozen, swapping, a partition that
+ * drops packets) raises no connection error: commands only time out, and the request paths fall
+ * back quietly. So a request connection pings it every few seconds while connected, and logs once
+ * when it stops answering and once when it answers again.
+ */
+function watchAnswers(redis: Redis, url: string, logger: Logger, role: string): void {
+  let silentSince: number | null = null;
+  const timer = setInterval(() => {
+    if (redis.status !== 'ready') return; // Down: the connection's own lines say so.
+    answerWithin(redis.ping(), ANSWER_TIMEOUT_MS).then(
+      () => {
+        if (silentSince === null) return;
+        logger.info({ redis: redactUrl(url), connection: role, silentMs: Date.now() - silentSince }, 'redis answering again');
+        silentSince = null;
+      },
+      (err: Error) => {
+        if (silentSince !== null || !/timed out/i.test(err.message)) return;
+        silentSince = Date.now();
+        logger.warn({ redis: redactUrl(url), connection: role, waitedMs: ANSWER_TIMEOUT_MS }, 'redis not answering: connected, but commands time out');
+      },
+    );
+  }, ANSWER_CHECK_INTERVAL_MS);
+  timer.unref();
+  redis.once('end', () => clearInterval(timer));
 }
 
 /** Logs a connection's outages once each way, and makes its duplicates do the same. */
