@@ -1,9 +1,11 @@
 import { Queue } from 'bullmq';
 import pino from 'pino';
 import { z } from 'zod';
-import { closeWorkers, createRedis, openWorker, type QueueDefinition } from '@mailroom/core';
-import { until } from '../support/until';
-import { PrivateRedis } from './private-servers';
+import { PrivateRedis } from '../../../test/chaos/private-servers';
+import { until } from '../../../test/support/until';
+import { closeWorkers } from './close-workers';
+import { openWorker, type QueueDefinition } from './queue-catalog';
+import { createRedis } from './redis';
 
 // closeWorkers against a real Redis of its own: a job in hand always runs to its end, and a
 // Redis that is gone costs the close its grace, not for ever.
