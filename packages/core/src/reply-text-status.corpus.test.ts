@@ -132,7 +132,7 @@ describe('replyStatus: an enhanced code is taken as written, whatever the words 
 
 describe('a disabled mailbox (5.2.1) never suppresses: only 5.1.x does', () => {
   test.each(['5.2.1', '5.2.2', '4.2.1'])('%s', (code) => {
-    expect(bounceSuppressesAddress(code)).toBe(false);
+    expect(bounceSuppressesAddress(code, 'Mailbox disabled')).toBe(false);
   });
 });
 

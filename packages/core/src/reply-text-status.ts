@@ -11,7 +11,7 @@
 // record", PTR, HELO), or a refusal to relay for us (Postfix's "Relay access denied", qmail's
 // rcpthosts, Courier's "Relaying denied"). Read first, so such a text never suppresses the recipient.
 const ABOUT_OUR_SIDE =
-  /sender verify|verification failed for|sender address|sender domain|unknown sender|envelope sender|relay(?:ing)? (?:access )?(?:denied|disallowed|not permitted|not allowed|prohibited|refused)|(?:not permitted|not allowed|unable) to relay|rcpthosts|invalid dns|reverse dns|\brdns\b|\bptr\b|\bhelo\b|\behlo\b|client host|your (?:ip|domain|server|host|mail server|account)/i;
+  /sender verify|verification failed for|sender address|sender domain|unknown sender|envelope sender|relay(?:ing)? (?:access )?(?:denied|disallowed|not permitted|not allowed|prohibited|refused)|(?:not permitted|not allowed|unable) to relay|rcpthosts|invalid dns|reverse dns|\brdns\b|\bptr\b|\bhelo\b|\behlo\b|client host|your (?:ip|domain|server|host|mail server|account)|\bsender (?:is )?(?:rejected|refused|blocked)/i;
 // The recipient does not exist, said plainly.
 const NO_SUCH_USER =
   /(?:user|recipient|mailbox|addressee) (?:is )?unknown|unknown (?:user|recipient|mailbox|addressee|local[- ]?part)|no such (?:user|mailbox|recipient|account|address)|(?:user|mailbox|recipient|address|account|addressee)\b[^;]{0,80}\bdoes ?n[o']t exist|>:? does ?n[o']t exist|\.[a-z]{2,24} does ?n[o']t exist|(?:mailbox|recipient|user|address) not found|invalid (?:recipient|mailbox)|no mailbox here by that name|not listed in (?:domino directory|public name)|doesn't have an? [\w.-]+ account|address couldn't be found/i;
@@ -25,7 +25,7 @@ const MAILBOX_FULL =
 const MESSAGE_TOO_BIG =
   /message (?:is )?too (?:big|large)|message size (?:exceeds|too|limit)|(?:exceeds|exceeded) (?:the |our |my )?(?:fixed |maximum |max )?(?:maximum )?(?:message )?size|databytes|too much mail data|message length exceeds/i;
 const POLICY =
-  /spam|blocked|black ?list|block ?list|polic(?:y|ies)|reputation|dmarc|\bspf\b|dkim|unauthenticated|not authorized|denied|prohibited|banned|listed (?:at|on|in|by)|dnsbl|\brbl\b|unsolicited|virus|malware|infected|phishing|rate ?limit|throttl/i;
+  /spam|blocked|black ?list|block ?list|polic(?:y|ies)|reputation|dmarc|\bspf\b|dkim|unauthenticated|not authorized|denied|prohibited|banned|listed (?:at|on|in|by)|dnsbl|\brbl\b|unsolicited|virus|malware|infected|phishing|rate ?limit|throttl|too many (?:recipients|messages|connections|e?mails)\b|recipient'?s? preferences|\baup\b/i;
 // Weaker words for a missing recipient, read only when nothing above matched: RFC 5321's own "550
 // Requested action not taken: mailbox unavailable" (GMX, Web.de and old Hotmail for no such
 // user), Exim's "Unrouteable address" (no router accepts it: for a local domain, no such user),
@@ -95,6 +95,18 @@ export function permanentStatusFromText(text: string): string | null {
     default:
       return null;
   }
+}
+
+/**
+ * Whether a failure's text blames our side or a policy (sender, IP, DNS, relay, spam, block
+ * lists, SPF, rate limits, the recipient's preferences) without saying plainly that the recipient
+ * does not exist. Peers put 5.1.x codes on such refusals too (5.1.0 for an SPF failure, 5.1.1 for
+ * "sent to too many recipients this hour"), so such a text vetoes the suppression a 5.1.x code
+ * would bring (bounceSuppressesAddress).
+ */
+export function textBlamesPolicy(text: string): boolean {
+  const reading = readText(text);
+  return reading === 'our-side' || reading === 'policy';
 }
 
 /**

@@ -13,17 +13,24 @@ type Row = [string | null, string, string | null, string | null, string, string 
 type Expectation =
   | { file: string; kind: 'dsn'; format: string; messageId: string | null; verp: boolean; recipients: Row[] }
   | { file: string; kind: 'arf'; format: string; feedbackType: string; originalRcptTo: string | null; messageId: string | null; verp: boolean }
-  | { file: string; kind: 'unknown' | 'auto-reply' };
+  | { file: string; kind: 'unknown' | 'auto-reply' | 'personal' };
 
 const EXPECTED: Expectation[] = [
   { file: 'amazon-ses.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ses-0009@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'user unknown', 'nobody@example.com'],
+    ] },
+  { file: 'amazon-ses-category-mailbox-full.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ses-0051@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox Full', 'full.box@example.jp'],
+    ] },
+  { file: 'amazon-ses-category-unknown-user.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ses-0052@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Unknown user', 'nobody@example.jp'],
     ] },
   { file: 'arf-aol-scomp-redacted.eml', kind: 'arf', format: 'arf-aol', feedbackType: 'abuse', originalRcptTo: null, messageId: '<aol-0042@acme.test>', verp: true },
   { file: 'arf-mailru.eml', kind: 'arf', format: 'arf-mailru', feedbackType: 'abuse', originalRcptTo: null, messageId: '<ru-0043@acme.test>', verp: true },
   { file: 'arf-validity-comcast.eml', kind: 'arf', format: 'arf-validity', feedbackType: 'abuse', originalRcptTo: 'jane@comcast.net', messageId: '<cc-0044@acme.test>', verp: true },
   { file: 'arf-yahoo-cfl.eml', kind: 'arf', format: 'arf-yahoo', feedbackType: 'abuse', originalRcptTo: 'someone@yahoo.com', messageId: '<arf-0041@acme.test>', verp: true },
   { file: 'arf-original-after-blank-line.eml', kind: 'arf', format: 'arf', feedbackType: 'abuse', originalRcptTo: 'reader@isp.example.net', messageId: '<arf-0048@acme.test>', verp: true },
+  { file: 'arf-yahoo-mbox-from-line.eml', kind: 'arf', format: 'arf-yahoo', feedbackType: 'abuse', originalRcptTo: 'reader@yahoo.example', messageId: '<arf-0053@acme.test>', verp: true },
   { file: 'auto-reply-exchange-fr.eml', kind: 'auto-reply' },
   { file: 'auto-reply-german-subject.eml', kind: 'auto-reply' },
   { file: 'auto-reply-out-of-office.eml', kind: 'auto-reply' },
@@ -41,11 +48,18 @@ const EXPECTED: Expectation[] = [
   { file: 'exchange-2010-text.eml', kind: 'dsn', format: 'exchange', messageId: '<exch-0025@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'RESOLVER.ADR.RecipNotFound', 'nobody@corp.example.com'],
     ] },
+  { file: 'exchange-ims-not-recognized.eml', kind: 'dsn', format: 'exchange', messageId: '<ims-0066@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'The recipient name is not recognized', 'absent@IMS.EXAMPLE.NET'],
+    ] },
   { file: 'exchange-online-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<eo-0014@acme.test>', verp: true, recipients: [
       ['5.1.10', 'failed', 'email.bounced', 'hard', 'RecipientNotFound', 'nobody@contoso.com'],
     ] },
   { file: 'exim-delay-warning.eml', kind: 'dsn', format: 'exim', messageId: null, verp: false, recipients: [
       ['4.3.0', 'delayed', 'email.delivery_delayed', null, 'Temporary lookup failure', 'busy@example.org'],
+    ] },
+  { file: 'exim-gmx-quoted-addresses.eml', kind: 'dsn', format: 'exim', messageId: '<gmx-0049@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'gone@example.net'],
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'stuffed@example.net'],
     ] },
   { file: 'exim-multiline-over-quota.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0047@acme.test>', verp: true, recipients: [
       ['5.2.2', 'failed', 'email.bounced', 'soft', 'out of storage space', 'full.box@example.org'],
@@ -60,11 +74,21 @@ const EXPECTED: Expectation[] = [
   { file: 'generic-mailer-daemon.eml', kind: 'dsn', format: 'generic', messageId: '<gen-0037@acme.test>', verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'who@odd.example.com'],
     ] },
+  { file: 'generic-multi-recipient.eml', kind: 'dsn', format: 'generic', messageId: '<gen-0050@acme.test>', verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'no such user', 'first@relay.example.org'],
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'mailbox full', 'second@relay.example.org'],
+    ] },
+  { file: 'gmail-dsn-null-mx.eml', kind: 'dsn', format: 'rfc3464', messageId: '<gm-0058@acme.test>', verp: true, recipients: [
+      ['5.1.10', 'failed', 'email.bounced', 'hard', 'Null MX', 'anyone@nomail.example'],
+    ] },
   { file: 'gmail-dsn-policy-5.7.1.eml', kind: 'dsn', format: 'rfc3464', messageId: '<gm-0004@acme.test>', verp: true, recipients: [
       ['5.7.1', 'failed', 'email.bounced', 'policy', 'likely unsolicited mail', 'someone@gmail.com'],
     ] },
   { file: 'gmail-old-text-mailbox-full.eml', kind: 'dsn', format: 'gmail', messageId: '<gm-0030@acme.test>', verp: true, recipients: [
       ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
+    ] },
+  { file: 'gmail-old-text-technical-details.eml', kind: 'dsn', format: 'gmail', messageId: '<gl-0065@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '550 550 5.1.1 user unknown', 'wrong.name@example.fr'],
     ] },
   { file: 'gmail-text-address-not-found.eml', kind: 'dsn', format: 'gmail', messageId: '<gm-0028@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'does not exist', 'nobody.here@gmail.com'],
@@ -75,8 +99,14 @@ const EXPECTED: Expectation[] = [
   { file: 'hotmail-classic-text.eml', kind: 'dsn', format: 'hotmail', messageId: null, verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'nobody@hotmail.com'],
     ] },
+  { file: 'imail-invalid-userid.eml', kind: 'dsn', format: 'imail', messageId: '<im-0063@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Invalid final delivery userid', 'vanished@imail.example.com'],
+    ] },
   { file: 'jmrp-outlook.eml', kind: 'arf', format: 'jmrp', feedbackType: 'abuse', originalRcptTo: 'someone@outlook.com', messageId: '<ms-0045@acme.test>', verp: true },
   { file: 'junk-unreadable.eml', kind: 'unknown' },
+  { file: 'notes-failure-reasons.eml', kind: 'dsn', format: 'notes', messageId: '<nt-0064@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'not listed in public Name & Address Book', 'someone@notes.example.co.jp'],
+    ] },
   { file: 'office365-html-policy.eml', kind: 'dsn', format: 'exchange', messageId: '<o365-0026@acme.test>', verp: true, recipients: [
       ['5.7.1', 'failed', 'email.bounced', 'policy', 'blocked using Spamhaus', 'boss@fabrikam.com'],
     ] },
@@ -84,9 +114,13 @@ const EXPECTED: Expectation[] = [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.com'],
       ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
     ] },
+  { file: 'opensmtpd-domain-does-not-exist.eml', kind: 'dsn', format: 'opensmtpd', messageId: '<os-0067@acme.test>', verp: true, recipients: [
+      ['5.1.2', 'failed', 'email.bounced', 'hard', 'Domain does not exist', 'someone@no-such-domain.example'],
+    ] },
   { file: 'outlook-com-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ol-0010@acme.test>', verp: true, recipients: [
       ['5.5.0', 'failed', 'email.bounced', 'soft', 'mailbox unavailable', 'gone@hotmail.com'],
     ] },
+  { file: 'personal-forward-with-eml.eml', kind: 'personal' },
   { file: 'postfix-text-delay.eml', kind: 'dsn', format: 'postfix', messageId: null, verp: false, recipients: [
       [null, 'delayed', 'email.delivery_delayed', null, 'Connection refused', 'later@example.org'],
     ] },
@@ -110,6 +144,9 @@ const EXPECTED: Expectation[] = [
   { file: 'rfc3464-base64-parts.eml', kind: 'dsn', format: 'rfc3464', messageId: '<b64-0013@acme.test>', verp: true, recipients: [
       ['5.2.2', 'failed', 'email.bounced', 'soft', 'Quota exceeded', 'quota@b64.example'],
     ] },
+  { file: 'rfc3464-class-status-no-such-user.eml', kind: 'dsn', format: 'rfc3464', messageId: '<cls-0054@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'No such user', 'maria@dest.example.net'],
+    ] },
   { file: 'rfc3464-delayed.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0003@acme.test>', verp: true, recipients: [
       ['4.7.1', 'delayed', 'email.delivery_delayed', null, 'Greylisting', 'busy@example.org'],
     ] },
@@ -130,11 +167,20 @@ const EXPECTED: Expectation[] = [
   { file: 'rfc3464-postfix-user-unknown.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0001@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in local recipient table', 'nobody@example.com'],
     ] },
+  { file: 'rfc3464-sendmail-derived-5.2.0.eml', kind: 'dsn', format: 'rfc3464', messageId: '<sm-0055@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Unknown user', 'absent@isp.example.jp'],
+    ] },
   { file: 'rfc6533-global-delivery-status.eml', kind: 'dsn', format: 'rfc6533', messageId: '<g-0011@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', '用户 does not exist', '用户@example.jp'],
     ] },
+  { file: 'sendmail-text-class-code.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0056@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'left@old.example.com'],
+    ] },
   { file: 'sendmail-text.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0023@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.com'],
+    ] },
+  { file: 'sendmail-v5-host-unknown.eml', kind: 'dsn', format: 'sendmail', messageId: '<v5-0057@acme.test>', verp: true, recipients: [
+      ['5.1.2', 'failed', 'email.bounced', 'hard', 'Host unknown', 'someone@nowhere.example.org'],
     ] },
   { file: 'sendmail-warning-delayed.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0024@acme.test>', verp: true, recipients: [
       ['4.4.1', 'delayed', 'email.delivery_delayed', null, 'Connection timed out', 'busy@example.org'],
@@ -143,11 +189,20 @@ const EXPECTED: Expectation[] = [
   { file: 'text-delivery-status-basic-code.eml', kind: 'dsn', format: 'rfc3464', messageId: '<td-0012@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', '550 User unknown', 'who@legacy.example.net'],
     ] },
+  { file: 'verizon-text.eml', kind: 'dsn', format: 'verizon', messageId: null, verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'no such user here', '5550100@vtext.example'],
+    ] },
+  { file: 'x1-text.eml', kind: 'dsn', format: 'x1', messageId: '<x1-0062@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'missing@example.org'],
+    ] },
   { file: 'yahoo-text-remote.eml', kind: 'dsn', format: 'yahoo', messageId: '<yh-0032@acme.test>', verp: true, recipients: [
       ['5.7.1', 'failed', 'email.bounced', 'policy', 'Relay access denied', 'blocked@example.net'],
     ] },
   { file: 'yahoo-text.eml', kind: 'dsn', format: 'yahoo', messageId: '<yh-0031@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', "doesn't have a yahoo.com account", 'gone.away@yahoo.com'],
+    ] },
+  { file: 'zoho-text.eml', kind: 'dsn', format: 'zoho', messageId: '<zo-0060@acme.test>', verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'nobody@example.org'],
     ] },
 ];
 
@@ -191,7 +246,7 @@ describe('feedback corpus', () => {
       expect(report.originalRcptTo ?? null).toBe(expected.originalRcptTo);
       expect(report.original.messageId ?? null).toBe(expected.messageId);
       expect(report.original.returnPath ?? null).toBe(expected.verp ? VERP : null);
-    } else if (report.kind === 'unknown' || report.kind === 'auto-reply') {
+    } else if (report.kind === 'unknown' || report.kind === 'auto-reply' || report.kind === 'personal') {
       expect(typeof report.text).toBe('string');
     }
   });
@@ -238,6 +293,34 @@ describe('feedback corpus', () => {
     const outcome = reportOutcome(await read(file), address);
     expect(outcome).toMatchObject({ kind: 'bounced', smtp: { code, message: expect.stringContaining(text) } });
     expect(outcome?.kind === 'bounced' && outcome.smtp.message).not.toMatch(/\b\d{3}-\d\.\d\.\d/);
+  });
+
+  test('when Amazon SES puts its category code before the quoted reply, then the reply decides: a full mailbox is not suppressed as an unknown address', async () => {
+    expect(reportOutcome(await read('amazon-ses-category-mailbox-full.eml'), 'full.box@example.jp')).toMatchObject({
+      kind: 'bounced',
+      bounceType: 'soft',
+      suppress: false,
+      smtp: { code: 550, enhanced_code: '5.2.2' },
+    });
+    expect(reportOutcome(await read('amazon-ses-category-unknown-user.eml'), 'nobody@example.jp')).toMatchObject({ bounceType: 'hard', suppress: true });
+  });
+
+  test('when GMX lists several recipients, then each gets its own reply and the mailbox-full one is a soft bounce that does not suppress', async () => {
+    const report = await read('exim-gmx-quoted-addresses.eml');
+    expect(reportOutcome(report, 'stuffed@example.net')).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { enhanced_code: '5.2.2' } });
+    expect(reportOutcome(report, 'gone@example.net')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true });
+    expect(reportOutcome(report, 'neither@example.net')).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { enhanced_code: null } });
+  });
+
+  test('when a person forwards a message as an attached .eml to the return path, then it is no report and no bounce', async () => {
+    const report = await read('personal-forward-with-eml.eml');
+    expect(report.kind).toBe('personal');
+    expect(reportOutcome(report, 'jane@example.net')).toBeNull();
+  });
+
+  test('when an unreadable report attaches the original but says it could not be delivered, then it stays unknown (a soft bounce)', async () => {
+    const raw = readFileSync(join(CORPUS, 'personal-forward-with-eml.eml'), 'latin1').replace('Hi, forwarding the original as a file', 'Your message was undeliverable');
+    expect((await readReport(Buffer.from(raw, 'latin1'))).kind).toBe('unknown');
   });
 
   test.each(['auto-reply-exchange-fr.eml', 'auto-reply-german-subject.eml'])('when %s (a vacation reply in another language) arrives, then it is an automatic reply, no outcome', async (file) => {

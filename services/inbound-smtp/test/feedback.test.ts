@@ -61,10 +61,42 @@ describe('status codes in text', () => {
   });
 });
 
+describe('status codes in text: which code is the truth', () => {
+  test.each([
+    // Amazon SES: its category code first, then the remote reply, which decides.
+    ["5.1.0 - Unknown address error 550-'5.2.2 <a@example.jp>... Mailbox Full'", '5.2.2'],
+    ["5.3.0 - Other mail system problem 550-'Unknown user a@example.jp'", '5.1.1'],
+    ["5.1.0 - Unknown address error 550-'Address rejected'", '5.1.0'],
+    // A class code is refined by the words; a text about our side never becomes a missing recipient.
+    ['550 5.0.0 <a@example.com>... User unknown', '5.1.1'],
+    ['5.0.0 No such user', '5.1.1'],
+    ['5.0.0 Relay access denied', '5.0.0'],
+    ['550 5.7.1 No such user!', '5.7.1'],
+  ])('when the text is "%s", then the status is %s', (text, expected) => {
+    expect(statusFromText(text)).toBe(expected);
+  });
+
+  test('when a permanent failure says the domain does not exist, then 5.1.2 (a null MX 5.1.10), never for our sender domain', () => {
+    expect(statusFromText('Host unknown', { permanent: true })).toBe('5.1.2');
+    expect(statusFromText('Domain does not exist', { permanent: true })).toBe('5.1.2');
+    expect(statusFromText("The domain x.example doesn't receive email according to the administrator: returned Null MX", { permanent: true })).toBe('5.1.10');
+    expect(statusFromText('Sender domain not found', { permanent: true })).toBeNull();
+    expect(statusFromText('Host unknown')).toBeNull();
+  });
+});
+
 describe('readReport', () => {
   test('when Status is only a class and the diagnostic has a specific code of that class, then the specific one is used', async () => {
     const report = await readReport(dsn('Final-Recipient: rfc822; a@example.com\r\nAction: failed\r\nStatus: 5.0.0\r\nDiagnostic-Code: smtp; 550 5.1.1 no such user'));
     expect(report).toMatchObject({ kind: 'dsn', recipients: [{ status: '5.1.1', action: 'failed' }] });
+  });
+
+  test.each([
+    ['5.2.0', '5.1.1'],
+    ['5.7.0', '5.7.0'],
+  ])('when Status is %s beside a bare "550 No such user", then the status is %s (a policy code is never read as a missing recipient)', async (status, expected) => {
+    const report = await readReport(dsn(`Final-Recipient: rfc822; a@example.com\r\nAction: failed\r\nStatus: ${status}\r\nDiagnostic-Code: smtp; 550 No such user`));
+    expect(report).toMatchObject({ kind: 'dsn', recipients: [{ status: expected }] });
   });
 
   test('when Action is missing, then it follows from the status', async () => {

@@ -111,19 +111,20 @@ export function parseEntity(input: string, depth = 0, budget: Budget = { parts: 
     }
   } else if (isAttachedMessage(type) && budget.parts < MAX_PARTS) {
     budget.parts += 1;
-    entity.children.push(parseEntity(withoutLeadingBlankLines(decodeBody(entity, 'latin1')), depth + 1, budget));
+    entity.children.push(parseEntity(withoutLeadIn(decodeBody(entity, 'latin1')), depth + 1, budget));
   }
   return entity;
 }
 
 /**
  * An attached message with blank lines before its header (some feedback loops write one after
- * the part's own header block): strictly a message without a header, in practice the original
- * whose Message-ID and Return-Path identify what a report is about. Only skipped when a header
- * line follows.
+ * the part's own header block), or an mbox `From ` line (Yahoo's feedback loop attaches the
+ * original as its mailbox stored it): strictly a message without a header, in practice the
+ * original whose Message-ID and Return-Path identify what a report is about. Only skipped when
+ * a header line follows.
  */
-function withoutLeadingBlankLines(text: string): string {
-  return text.replace(/^(?:[ \t]*\r?\n){1,20}(?=[!-9;-~]+[ \t]*:)/, '');
+function withoutLeadIn(text: string): string {
+  return text.replace(/^(?:[ \t]*\r?\n){0,20}(?:>?From [^\r\n]{0,998}\r?\n)?(?=[!-9;-~]+[ \t]*:)/, '');
 }
 
 /** Media types whose body is a whole message. */

@@ -15,8 +15,9 @@
  *   Yahoo, classic Hotmail/Windows SMTP, Lotus Notes/Domino, Courier, OpenSMTPD;
  * - plain-text complaints in which the original's Message-ID or VERP return path survives;
  * - a generic bounce (from MAILER-DAEMON/postmaster or with a bounce subject) quoting a code.
- * Automatic replies (out of office) are recognised and reported as `auto-reply`; anything
- * else is `unknown`, which the caller records as a soft bounce with code null.
+ * Automatic replies (out of office) are recognised and reported as `auto-reply`, a person's
+ * message with a message attached by hand (personal-message.ts) as `personal`; anything else is
+ * `unknown`, which the caller records as a soft bounce with code null.
  *
  * Bounded on hostile input: only the first MAX_SCAN_BYTES are parsed, nesting and part counts
  * are capped (mime.ts), text scans are capped (text.ts), and nothing here throws.
@@ -25,6 +26,7 @@ import { hasAutomaticMark, hasVacationSubject } from './auto-reply';
 import { FORMATS } from './formats';
 import { looksLikeBounce } from './formats/generic';
 import type { Report } from './report';
+import { isPersonalMessage } from './personal-message';
 import { type ReportMessage, readMessage } from './report-message';
 import { normalizeText } from './text';
 
@@ -43,7 +45,8 @@ export async function readReport(raw: Buffer): Promise<Report> {
       if (report) return report;
     }
     const text = keptText(message, raw);
-    return isAutoReply(message) ? { kind: 'auto-reply', text } : { kind: 'unknown', text };
+    if (isAutoReply(message)) return { kind: 'auto-reply', text };
+    return isPersonalMessage(message) ? { kind: 'personal', text } : { kind: 'unknown', text };
   } catch {
     return { kind: 'unknown', text: normalizeText(raw.subarray(0, KEPT_TEXT_CHARS).toString('utf8')) };
   }

@@ -51,5 +51,7 @@ export type Report =
     }
   /** An automatic reply (out of office, vacation) sent to the return path: not a report at all. */
   | { kind: 'auto-reply'; text: string }
+  /** A person's message to the return path (a forward with the original attached): not a report at all. */
+  | { kind: 'personal'; text: string }
   /** A report nobody can read; the caller makes it a soft bounce with code null. */
   | { kind: 'unknown'; text: string };

@@ -24,8 +24,23 @@ describe('chooseDsnRecipient', () => {
 
   test('when none names it, then the only failed or delayed block, else the first', () => {
     expect(chooseDsnRecipient([a, b], 'z@example.test')).toBe(b);
-    expect(chooseDsnRecipient([a, b, c], 'z@example.test')).toBe(a);
+    expect(chooseDsnRecipient([a], 'z@example.test')).toBe(a);
     expect(chooseDsnRecipient([], 'z@example.test')).toBeUndefined();
+  });
+
+  test('when none names it and several failed blocks agree, then the first of them', () => {
+    const b2 = block({ finalRecipient: 'b2@example.test' });
+    expect(chooseDsnRecipient([a, b, b2], 'z@example.test')).toBe(b);
+  });
+
+  test('when none names it and the failed or delayed blocks differ, then a soft bounce that does not suppress, not a guess', () => {
+    const full = block({ finalRecipient: 'full@example.test', status: '5.2.2', diagnostic: '552 5.2.2 Mailbox full' });
+    const chosen = chooseDsnRecipient([a, b, full], 'z@example.test');
+    expect(chosen).toMatchObject({ action: 'failed', status: null, diagnostic: expect.stringContaining('b@example.test: 5.1.1') });
+    expect(chosen && dsnOutcome(chosen)).toMatchObject({ kind: 'bounced', bounceType: 'soft', suppress: false, smtp: { code: null, enhanced_code: null } });
+    expect(chooseDsnRecipient([b, c], 'z@example.test')).toMatchObject({ action: 'failed', status: null });
+    const later = block({ finalRecipient: 'later@example.test', action: 'delayed', status: '4.4.1' });
+    expect(chooseDsnRecipient([c, later], 'z@example.test')).toMatchObject({ action: 'delayed', status: null });
   });
 });
 

@@ -22,15 +22,29 @@ export function mailboxKey(address: string | undefined): string {
 
 /**
  * The block of a DSN about `address`: the one whose final or original recipient is that
- * address (the same mailbox, see mailboxKey), else the only failed or delayed block, else the
- * first. Undefined for a report without blocks.
+ * address (the same mailbox, see mailboxKey), else the only failed or delayed block. When none
+ * names it and several failed or delayed blocks name others, taking one would be a guess (GMX
+ * lists a user-unknown and a mailbox-full recipient in one report): they count only when all
+ * agree (the same action and status); otherwise the answer is a block without a status, which
+ * bounces soft (or defers, when all were delayed) and never suppresses. With no failed or
+ * delayed block, the first. Undefined for a report without blocks.
  */
 export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address: string): DsnRecipient | undefined {
   const wanted = mailboxKey(address);
   const named = recipients.find((r) => mailboxKey(r.finalRecipient) === wanted || mailboxKey(r.originalRecipient) === wanted);
   if (named) return named;
   const unsuccessful = recipients.filter((r) => r.action === 'failed' || r.action === 'delayed');
-  return unsuccessful.length === 1 ? unsuccessful[0] : recipients[0];
+  const [first] = unsuccessful;
+  if (!first) return recipients[0];
+  if (unsuccessful.every((r) => r.action === first.action && r.status === first.status)) return first;
+  return {
+    action: unsuccessful.every((r) => r.action === 'delayed') ? 'delayed' : 'failed',
+    status: null,
+    diagnostic: `The report names ${unsuccessful.length} other recipients with different results: ${unsuccessful
+      .map((r) => `${r.finalRecipient ?? r.originalRecipient ?? '(no address)'}: ${r.status ?? r.action}`)
+      .join('; ')
+      .slice(0, 1000)}`,
+  };
 }
 
 // A reply the far end gave to our MAIL FROM is about our sender, whatever its code, as the sender
@@ -54,7 +68,7 @@ export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
   const aboutOurSender = REPLY_TO_MAIL_FROM.test(block.diagnostic ?? '');
-  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status) && !aboutOurSender };
+  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status, block.diagnostic ?? '') && !aboutOurSender };
 }
 
 /** A report nobody can read: a soft bounce with no code, its text kept (never a guessed hard bounce). */
@@ -64,8 +78,8 @@ export function unreadableOutcome(text: string): FeedbackOutcome {
 
 /**
  * What a report means for the recipient it is about (already matched by the caller), or null
- * when it means nothing: a delivered/relayed DSN, an automatic reply, an ARF report that is
- * not a complaint.
+ * when it means nothing: a delivered/relayed DSN, an automatic reply, a person's message, an
+ * ARF report that is not a complaint.
  */
 export function reportOutcome(report: Report, recipientAddress: string): FeedbackOutcome | null {
   switch (report.kind) {
@@ -77,6 +91,7 @@ export function reportOutcome(report: Report, recipientAddress: string): Feedbac
       if (!COMPLAINT_TYPES.has(report.feedbackType)) return null;
       return { kind: 'complained', detail: `${report.feedbackType} report${report.userAgent ? ` (${report.userAgent})` : ''}` };
     case 'auto-reply':
+    case 'personal':
       return null;
     case 'unknown':
       return unreadableOutcome(report.text);

@@ -34,6 +34,9 @@ describe('classifySmtpResult', () => {
     ['554 5.6.0 Message content rejected', 'hard', false],
     ['550 Requested action not taken', 'hard', false],
     ['550 5.1.7 Bad sender address syntax', 'hard', false],
+    // 5.1.x codes on refusals whose words blame a policy: never suppressed.
+    ['550 5.1.0 192.0.2.9 is not allowed to send from <acme.example> per its SPF Record', 'hard', false],
+    ['550 5.1.1 <ann@example.net> - acme.example has sent to too many recipients this hour', 'hard', false],
   ])('when RCPT gets "%s", then it bounces %s with suppress %s', (response, bounceType, suppress) => {
     expect(rejected(response)).toMatchObject({ kind: 'bounced', bounceType, suppress });
   });

@@ -179,16 +179,17 @@ export function classifyReply(
   // A reply without an enhanced code ("550 No such user here") is read by its text, as a bounce
   // report by mail is. The reply keeps the codes it came with.
   const enhancedCode = replyStatus(reply.code, reply.enhancedCode, reply.message);
-  const { bounceType, suppress } = bounceClass(enhancedCode, context.senderRejected === true);
+  const { bounceType, suppress } = bounceClass(enhancedCode, reply.message, context.senderRejected === true);
   return { kind: 'bounced', smtp: reply, bounceType, suppress, code: enhancedCode };
 }
 
-function bounceClass(enhancedCode: string | null, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
+function bounceClass(enhancedCode: string | null, text: string, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
   const [, subject] = (enhancedCode ?? '').split('.');
   switch (subject) {
     case '1': {
-      // A refused MAIL FROM is about our sender, whatever its code; else the shared rule (5.1.7/5.1.8 never suppress).
-      return { bounceType: 'hard', suppress: !senderRejected && bounceSuppressesAddress(enhancedCode) };
+      // A refused MAIL FROM is about our sender, whatever its code; else the shared rule (5.1.7/5.1.8
+      // never suppress, nor a text that blames a policy or our side).
+      return { bounceType: 'hard', suppress: !senderRejected && bounceSuppressesAddress(enhancedCode, text) };
     }
     case '7':
       return { bounceType: 'policy', suppress: false };

@@ -5,12 +5,15 @@ import { beforeCopy, type ReportFormat, textRecipient } from './format';
 // Microsoft Exchange 2007+ and Office 365 / Exchange Online ("Delivery has failed to these
 // recipients or groups:", "Delivery is delayed to …"), whose "Diagnostic information for
 // administrators" lists each address followed by "Remote Server returned '550 5.1.1 …'" or
-// "#550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##"; and Exchange 2000/2003 ("Your message
-// did not reach some or all of the intended recipients", "<host #5.1.1>").
-const INTRO = /Delivery has failed to these recipients or groups|Delivery is delayed to these recipients or groups|did not reach some or all of the intended recipients|Remote Server returned '/;
+// "#550 5.1.1 RESOLVER.ADR.RecipNotFound; not found ##"; Exchange 2000/2003 ("Your message
+// did not reach some or all of the intended recipients", "<host #5.1.1>"); and the Internet Mail
+// Service of Exchange 5.5 ("did not reach the following recipient(s):", "address on date", an
+// indented explanation with no code: "The recipient name is not recognized" is a 5.1.1).
+const INTRO = /Delivery has failed to these recipients or groups|Delivery is delayed to these recipients or groups|did not reach some or all of the intended recipients|did not reach the following recipient\(s\)|Remote Server returned '/;
+const NOT_RECOGNIZED = /The recipient name is not recognized/i;
 const COPY = [/^Original message headers:/m, /^-{3,}[ \t]*Original Message/im];
 const ADDRESS = /^(?:[^<>(\n]*[<(]|[ \t]*)([^\s<>()@]+@[^\s<>()]+?)[>)]?[ \t]*$/;
-const ADDRESS_2003 = /^\s+([^\s<>@]+@[^\s<>]+) on .+$/;
+const ADDRESS_2003 = /^\s*([^\s<>@]+@[^\s<>]+) on .+$/;
 
 export const exchange: ReportFormat = {
   name: 'exchange',
@@ -39,8 +42,10 @@ export const exchange: ReportFormat = {
         const address = ADDRESS_2003.exec(lines[i] ?? '')?.[1];
         if (!address) continue;
         const body: string[] = [];
-        for (let j = i + 1; j < lines.length && /^\s{4,}\S/.test(lines[j] ?? ''); j++) body.push(lines[j] ?? '');
-        recipients.push(textRecipient(address, body.join('\n'), { action, permanent: !delayed }));
+        for (let j = i + 1; j < lines.length && /^(?: {4,}|\t)\s*\S/.test(lines[j] ?? ''); j++) body.push(lines[j] ?? '');
+        const explanation = body.join('\n');
+        const status = NOT_RECOGNIZED.test(explanation) && !/[245]\.\d{1,3}\.\d{1,3}/.test(explanation) ? { status: '5.1.1' } : {};
+        recipients.push(textRecipient(address, explanation, { action, permanent: !delayed, ...status }));
       }
     }
     if (recipients.length === 0) {

@@ -7,10 +7,12 @@ import { type ReportFormat, textRecipient } from './format';
 // MAILER-DAEMON or postmaster, or a subject such as "Undeliverable" or "Returned mail") and
 // quotes an SMTP reply with a code. The line with the first code is the diagnostic. Without a
 // quoted code this returns nothing and the report stays unknown (a soft bounce, code null).
+// When lines with codes name different addresses, each address gets its own line as a block,
+// so one recipient's reply is never read as another's.
 const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)/i;
 // English, then the subjects localized Exchange, Notes and Exim installations write
 // (German, French, Spanish, Italian, Dutch, Portuguese, Swedish/Norwegian/Danish, Polish).
-const SUBJECT =
+export const BOUNCE_WORDS =
   /undeliver|returned mail|delivery (?:status notification|failure|failed|problem)|failure notice|mail delivery failed|non[- ]?delivery|unzustellbar|nicht zustellbar|non remis|non distribuable|[ée]chec de (?:la )?remise|no se puede entregar|no entregado|non recapitabile|onbestelbaar|n[ãa]o entregue|n[ãa]o (?:foi )?poss[íi]vel entregar|kan inte levereras|olevererbar|kan ikke leveres|nie mo[żz]na dostarczy[ćc]/i;
 
 /**
@@ -23,21 +25,34 @@ const SUBJECT =
 export function looksLikeBounce(message: ReportMessage): boolean {
   if (quotesSmtpReply(message.text)) return true;
   if (hasVacationPrefix(message.subject)) return false;
-  return FROM.test(message.from) || SUBJECT.test(message.subject);
+  return FROM.test(message.from) || BOUNCE_WORDS.test(message.subject);
 }
 
 export const generic: ReportFormat = {
   name: 'generic',
   read(message) {
     if (!looksLikeBounce(message)) return null;
-    const line = message.text.split('\n').find((l) => findEnhancedCode(l) !== null || (findBasicCode(l) ?? 0) >= 400);
-    if (!line) return null;
-    const address = findAddress(line) ?? findAddress(message.text);
-    const recipient = textRecipient(address, line, {});
-    if (recipient.action === 'delayed' && !/delay|will (?:retry|be retried|try again)|still trying/i.test(message.text)) recipient.action = 'failed';
-    return { kind: 'dsn', recipients: [recipient], original: findOriginal(message), format: 'generic' };
+    const lines = message.text.split('\n').filter((l) => findEnhancedCode(l) !== null || (findBasicCode(l) ?? 0) >= 400);
+    const [line] = lines;
+    if (line === undefined) return null;
+    const perAddress = new Map<string, string>();
+    for (const l of lines.slice(0, MAX_CODE_LINES)) {
+      const address = findAddress(l);
+      if (address && !perAddress.has(address.toLowerCase())) perAddress.set(address.toLowerCase(), l);
+    }
+    const found: [string | undefined, string][] = perAddress.size > 1 ? [...perAddress] : [[findAddress(line) ?? findAddress(message.text), line]];
+    const retrying = /delay|will (?:retry|be retried|try again)|still trying/i.test(message.text);
+    const recipients = found.map(([address, text]) => {
+      const recipient = textRecipient(address, text, {});
+      if (recipient.action === 'delayed' && !retrying) recipient.action = 'failed';
+      return recipient;
+    });
+    return { kind: 'dsn', recipients, original: findOriginal(message), format: 'generic' };
   },
 };
+
+/** Lines with codes looked at for addresses: a bounce lists a few recipients, not thousands. */
+const MAX_CODE_LINES = 100;
 
 /** The first address in the text that is not ours (a VERP) or a mailer daemon's. */
 function findAddress(text: string): string | undefined {

@@ -9,12 +9,17 @@ import type { ReportFormat } from './format';
 import { generic } from './generic';
 import { gmail } from './gmail';
 import { hotmail } from './hotmail';
+import { imail } from './imail';
+import { notes } from './notes';
 import { opensmtpd } from './opensmtpd';
 import { postfix } from './postfix';
 import { qmail } from './qmail';
 import { rfc3464 } from './rfc3464';
 import { sendmail } from './sendmail';
+import { verizon } from './verizon';
+import { x1 } from './x1';
 import { yahoo } from './yahoo';
+import { zoho } from './zoho';
 
 export type { ReportFormat } from './format';
 
@@ -39,6 +44,11 @@ export const FORMATS: readonly ReportFormat[] = [
   domino,
   courier,
   opensmtpd,
+  imail,
+  notes,
+  verizon,
+  zoho,
+  x1,
   arfText,
   generic,
 ];

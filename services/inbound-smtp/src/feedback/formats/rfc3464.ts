@@ -2,7 +2,7 @@ import { enhancedFromBasic } from '@mailroom/core';
 import { decodeBody, type Header, parseHeaderBlock, walk } from '../mime';
 import type { DsnAction, DsnRecipient } from '../report';
 import { findOriginal } from '../report-message';
-import { actionFromStatus, findBasicCode, findEnhancedCode } from '../status-codes';
+import { actionFromStatus, findBasicCode, findEnhancedCode, isClassOnly, refineStatus, statedStatus } from '../status-codes';
 import { bareAddress, oneLine } from '../text';
 import type { ReportFormat } from './format';
 
@@ -63,21 +63,39 @@ function decodeAddress(value: string, xtext: boolean): string {
 }
 
 /**
- * One recipient group. The status is the Status field's code; when that is missing or only a
- * class (`5.0.0`) and the Diagnostic-Code carries a more specific code of the same class
- * (`smtp; 550 5.1.1 …`), the specific one is used; with no code at all, the diagnostic's basic
- * reply code is mapped (status-codes.ts). A missing or unknown Action follows from the status.
+ * A Status with a subject but no detail (`5.2.0`, `4.3.0`), as a reporting MTA derives one from a
+ * bare basic reply code. Not a policy one (`5.7.0`): a policy code is never read as a missing
+ * recipient, whatever the words (DESIGN §4).
+ */
+const derivedFromBasic = (status: string) => /^[245]\.[0-689]\.0$/.test(status);
+
+/**
+ * One recipient group. The status is the Status field's code, except where the Diagnostic-Code
+ * says better, in the same class:
+ * - a remote reply quoted with its own enhanced code (`smtp; 550 5.1.1 …`, SES's `5.1.0 - Unknown
+ *   address error 550-'5.2.2 … Mailbox Full'`) is the truth, over the Status and over a
+ *   reporting MTA's summary code before it (status-codes.ts `statedStatus`);
+ * - another enhanced code replaces a missing Status or one that is only a class (`5.0.0`);
+ * - a reply with only a basic code (`smtp; 550 Unknown user`) is read by its text
+ *   (`enhancedFromBasic`) when the Status is missing or has no detail (`5.0.0`, sendmail's
+ *   `5.2.0` for a bare 550; never a policy `5.7.0`): the reporting MTA derived such a Status from
+ *   the basic code alone;
+ * - a Status that is still only a class is refined by the words (`refineStatus`).
+ * A missing or unknown Action follows from the status.
  */
 function readRecipient(group: Header[]): DsnRecipient {
   const diagnosticField = field(group, 'diagnostic-code');
   const diagnostic = diagnosticField ? oneLine(stripType(diagnosticField)) : null;
   let status = findEnhancedCode(field(group, 'status') ?? '');
-  const fromDiagnostic = diagnostic ? findEnhancedCode(diagnostic) : null;
-  if (fromDiagnostic && (!status || (/\.0\.0$/.test(status) && fromDiagnostic[0] === status[0]))) status = fromDiagnostic;
-  if (!status && diagnostic) {
-    const basic = findBasicCode(diagnostic);
-    if (basic !== null) status = enhancedFromBasic(basic, diagnostic);
+  const stated = diagnostic ? statedStatus(diagnostic) : null;
+  const sameClass = (code: string) => status === null || code[0] === status[0];
+  if (stated && sameClass(stated.status) && (status === null || stated.fromReply || isClassOnly(status))) status = stated.status;
+  const basic = diagnostic && !stated ? findBasicCode(diagnostic) : null;
+  if (diagnostic && basic !== null && (status === null || (derivedFromBasic(status) && sameClass(String(basic))))) {
+    const reading = enhancedFromBasic(basic, diagnostic);
+    if (status === null || !isClassOnly(reading)) status = reading;
   }
+  if (status && diagnostic) status = refineStatus(status, diagnostic);
   const actionText = (field(group, 'action') ?? '').trim().toLowerCase().split(/[\s(]/)[0] as DsnAction;
   const recipient: DsnRecipient = { action: ACTIONS.has(actionText) ? actionText : actionFromStatus(status), status, diagnostic };
   const remoteMta = field(group, 'remote-mta');

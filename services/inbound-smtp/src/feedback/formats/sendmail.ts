@@ -5,7 +5,9 @@ import { addressBlocks, beforeCopy, type ReportFormat, textRecipient } from './f
 // Sendmail: "----- The following addresses had permanent fatal errors -----" (or "transient
 // non-fatal errors" in a "Warning: could not send message for past 4 hours" delay), each
 // "<address>" followed by "(reason: 550 5.1.1 …)", then "----- Transcript of session follows
-// -----" with the remote replies. Without an address list, the transcript's replies are read.
+// -----" with the remote replies. Without an address list, the transcript's replies are read:
+// "550 5.1.1 <a@x>... User unknown", or sendmail V5's "554 <a@x>... 550 Host unknown" with no
+// enhanced code.
 const TRANSCRIPT = /-{3,} Transcript of session follows -{3,}/;
 const SECTION = /^[ \t]*-{3,} The following addresses had (permanent fatal|transient non-fatal) errors -{3,}[ \t]*$/m;
 const COPY = [/^[ \t]*-{3,} (?:Original message follows|Message header follows|Unsent message follows|Returned mail follows)/im];
@@ -28,8 +30,8 @@ export const sendmail: ReportFormat = {
       });
     }
     if (recipients.length === 0) {
-      for (const m of transcript.matchAll(/^([45]\d\d)[ -]([45]\.\d{1,3}\.\d{1,3}) <([^<>\s]+)>\.\.\. (.*)$/gm)) {
-        recipients.push(textRecipient(m[3], m[0], { action: m[2]?.startsWith('4') && delayed ? 'delayed' : 'failed' }));
+      for (const m of transcript.matchAll(/^([45])\d\d[ -](?:[45]\.\d{1,3}\.\d{1,3} )?<([^<>\s]+)>\.\.\. (.*)$/gm)) {
+        recipients.push(textRecipient(m[2], m[0], { action: m[1] === '4' && delayed ? 'delayed' : 'failed' }));
       }
     }
     if (recipients.length === 0) return null;
