@@ -2,8 +2,8 @@ import type { Worker } from 'bullmq';
 import type { Logger } from './logger';
 import { disconnectWithDuplicates, type Redis } from './redis';
 
-// The jobs each worker made by openWorker is running now, so a stopping service can tell "the
-// work is done, BullMQ is only recording it" from "a job is still in hand".
+// How many jobs each worker made by openWorker is running now, so a stopping service can tell
+// "the work is done, BullMQ is only recording it" from "a job is still in hand".
 const running = new WeakMap<Worker, { count: number; idle: Set<() => void> }>();
 
 /** Wraps a worker's handler so closeWorkers knows when none of its jobs is in hand. */

@@ -100,6 +100,10 @@ function watchConnection(redis: Redis, url: string, logger: Logger | undefined, 
   redis.duplicate = (override?: Partial<RedisOptions>) => {
     const copy = watchConnection(duplicate(override), url, logger, `${role}/duplicate-${++duplicates}`);
     made.push(copy);
+    copy.once('end', () => {
+      const at = made.indexOf(copy);
+      if (at >= 0) made.splice(at, 1);
+    });
     return copy;
   };
   return redis;
