@@ -99,6 +99,31 @@ describe('readReport', () => {
     expect(report).toMatchObject({ kind: 'dsn', recipients: [{ status: expected }] });
   });
 
+  test('when a report declares a boundary its parts never use, then its text is still read (as text/plain)', async () => {
+    const raw = [
+      'From: MAILER-DAEMON@mx.example.com',
+      `To: ${VERP}`,
+      'Subject: Undelivered Mail Returned to Sender',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="declared"',
+      '',
+      '--used',
+      'Content-Type: text/plain',
+      '',
+      'This is the mail system at host mx.example.com.',
+      '',
+      "I'm sorry to have to inform you that your message could not",
+      'be delivered to one or more recipients.',
+      '',
+      '<nobody@example.org>: host mx.example.org[192.0.2.7] said: 550 5.1.1',
+      '    <nobody@example.org>: Recipient address rejected: User unknown (in reply to',
+      '    RCPT TO command)',
+      '',
+      '--used--',
+      '',
+    ].join('\r\n');
+    expect(await readReport(Buffer.from(raw))).toMatchObject({ kind: 'dsn', format: 'postfix', recipients: [{ status: '5.1.1', finalRecipient: 'nobody@example.org' }] });
+  });
+
   test('when Action is missing, then it follows from the status', async () => {
     const report = await readReport(dsn('Final-Recipient: rfc822; a@example.com\r\nStatus: 4.2.0'));
     expect(report).toMatchObject({ kind: 'dsn', recipients: [{ status: '4.2.0', action: 'delayed' }] });

@@ -103,12 +103,16 @@ export function parseEntity(input: string, depth = 0, budget: Budget = { parts: 
   const { type, params } = parseContentType(header({ headers }, 'content-type'));
   const entity: MimeEntity = { headers, type, params, body, children: [] };
   if (depth >= MAX_DEPTH) return entity;
-  if (type.startsWith('multipart/') && params.boundary) {
-    for (const part of splitMultipart(body, params.boundary)) {
+  if (type.startsWith('multipart/')) {
+    for (const part of params.boundary ? splitMultipart(body, params.boundary) : []) {
       if (budget.parts >= MAX_PARTS) break;
       budget.parts += 1;
       entity.children.push(parseEntity(part, depth + 1, budget));
     }
+    // A multipart whose boundary is missing or never used (a rewriting relay changed one side):
+    // read as text/plain, RFC 2045 §5.2's default for an invalid Content-Type, as the received
+    // mail parser does, so the report's words are still read.
+    if (entity.children.length === 0) entity.type = 'text/plain';
   } else if (isAttachedMessage(type) && budget.parts < MAX_PARTS) {
     budget.parts += 1;
     entity.children.push(parseEntity(withoutLeadIn(decodeBody(entity, 'latin1')), depth + 1, budget));
