@@ -95,6 +95,12 @@ prepend(KEYS[1], redis.call('LRANGE', KEYS[3], 0, -1))
 redis.call('DEL', KEYS[3])
 return redis.call('ZREM', KEYS[2], ARGV[1])`;
 
+// KEYS: spill, claims, this process's claim. ARGV: owner. Gives the claim back, at the end of the spill.
+const REQUEUE = `${LUA_HELPERS}
+append(KEYS[1], redis.call('LRANGE', KEYS[3], 0, -1))
+redis.call('DEL', KEYS[3])
+return redis.call('ZREM', KEYS[2], ARGV[1])`;
+
 /**
  * The Redis side of the engagement buffer: batches PostgreSQL did not take are pushed onto one
  * list per deployment (oldest at the head), and drained from it by any replica. A drainer
@@ -158,6 +164,11 @@ export class EngagementSpill {
   /** Gives this process's claim back to the spill, first in line (its write failed). */
   async release(): Promise<void> {
     await this.options.redis.eval(RELEASE, 3, this.spillKey, this.claimsKey, this.claimKey, this.owner);
+  }
+
+  /** Gives this process's claim back to the spill, last in line (it keeps failing alone: the rest go first). */
+  async requeue(): Promise<void> {
+    await this.options.redis.eval(REQUEUE, 3, this.spillKey, this.claimsKey, this.claimKey, this.owner);
   }
 }
 

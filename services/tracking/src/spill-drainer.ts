@@ -28,6 +28,12 @@ const DEFAULT_MAX_BATCH = 5_000;
  * spill at once, each its own chunks. A failed write gives its chunk back to the spill; a
  * removal Redis did not take leaves the claim in place, and the next look writes it again, its
  * events skipped, before removing it.
+ *
+ * A write that fails while PostgreSQL answers is about that chunk (too big for the statement
+ * timeout, or an event PostgreSQL refuses), not an outage: the next claim takes half as many
+ * events, down to one, and a single event that still fails goes to the end of the spill, so the
+ * events behind it are written and nothing waits for ever behind one that cannot be. Nothing is
+ * dropped: it is tried again when the spill comes round to it.
  */
 export class SpillDrainer {
   private running: Promise<void> | null = null;
@@ -39,10 +45,14 @@ export class SpillDrainer {
   private lastTotal = 0;
   private readonly intervalMs: number;
   private readonly maxBatch: number;
+  // How many events the next claim takes: maxBatch, halved after each write that failed while
+  // PostgreSQL answered.
+  private batch: number;
 
   constructor(private readonly options: SpillDrainerOptions) {
     this.intervalMs = options.intervalMs ?? DEFAULT_INTERVAL_MS;
     this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.batch = this.maxBatch;
   }
 
   /** Events in the spill (every replica's, claims included) when it was last looked at. */
@@ -95,7 +105,7 @@ export class SpillDrainer {
     while (!this.stopping) {
       let claimed: Awaited<ReturnType<EngagementSpill['claim']>>;
       try {
-        claimed = await spill.claim(this.maxBatch);
+        claimed = await spill.claim(this.batch);
       } catch (err) {
         if (!this.unreachable) logger.warn({ err }, 'engagement spill not read; trying again');
         this.unreachable = true;
@@ -112,19 +122,34 @@ export class SpillDrainer {
       try {
         await this.options.write(hits);
       } catch (err) {
-        this.writeFailed = true;
-        logger.warn({ err, spilled: claimed.total }, 'spilled engagement events not written; retrying');
-        // Back in line for whichever replica PostgreSQL takes writes from first; if Redis does not
-        // take it, the claim stays this process's and the next look writes it.
-        await spill.release().then(
+        const answering = await this.options.probe().then(
+          () => true,
+          () => false,
+        );
+        this.writeFailed = !answering;
+        const alone = answering && claimedCount === 1;
+        if (answering) this.batch = Math.max(1, Math.ceil(claimedCount / 2));
+        logger.warn(
+          { err, events: claimedCount, spilled: claimed.total, ...(answering ? { nextChunk: this.batch } : {}) },
+          alone
+            ? 'spilled engagement event not written while PostgreSQL answers; moved to the end of the spill'
+            : 'spilled engagement events not written; retrying',
+        );
+        // Back in line for whichever replica PostgreSQL takes writes from first (or, alone and
+        // refused, last in line); if Redis does not take it, the claim stays this process's and
+        // the next look writes it.
+        await (alone ? spill.requeue() : spill.release()).then(
           () => {
             this.holding = false;
           },
           () => undefined,
         );
+        if (alone) this.batch = this.maxBatch;
         return;
       }
       this.writeFailed = false;
+      // Grows back after a chunk was halved: the events it was cut for are behind this one.
+      this.batch = Math.min(this.maxBatch, this.batch * 2);
       try {
         await spill.finish();
         this.holding = false;
