@@ -51,6 +51,10 @@ export function chooseDsnRecipient(recipients: readonly DsnRecipient[], address:
 // judges its own SMTP replies: Exim writes "after MAIL FROM:<…>", Postfix "(in reply to MAIL FROM
 // command)". `553 5.1.0 … does not exist` there is our domain, not the recipient.
 const REPLY_TO_MAIL_FROM = /\bafter MAIL FROM\b|\bin reply to MAIL FROM command\b/i;
+// A reply that quotes our return path (`<bounces+rcpt_…-mac@…>`, see Verp in @mailroom/core) is
+// about that address, our sender, even where the report leaves out which command it answered
+// (Cox's "<bounces+…> sender rejected", a sendmail "553 5.1.0 <bounces+…>... Address rejected").
+const QUOTES_OUR_RETURN_PATH = /<bounces\+[\w-]{1,80}@/i;
 
 /**
  * One DSN block as an outcome: failed or 5.x.x → bounced (type per classifyBounce; suppressing
@@ -67,7 +71,7 @@ export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
     message: reply.text ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
-  const aboutOurSender = REPLY_TO_MAIL_FROM.test(block.diagnostic ?? '');
+  const aboutOurSender = REPLY_TO_MAIL_FROM.test(block.diagnostic ?? '') || QUOTES_OUR_RETURN_PATH.test(block.diagnostic ?? '');
   return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status, block.diagnostic ?? '') && !aboutOurSender };
 }
 
