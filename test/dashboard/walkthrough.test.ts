@@ -1,6 +1,4 @@
 import type { Browser, Page } from 'playwright-core';
-import { type RunningTracking, startTracking } from '../../services/tracking/src/start-tracking';
-import { freePort } from '../support/free-port';
 import { createKey } from '../support/gateway';
 import type { ApiClient } from '../support/http';
 import { waitForEmail } from '../support/sending';
@@ -10,7 +8,6 @@ import { apiAsPage, type DashboardStack, startDashboardStack } from './support/s
 // A new operator's walk through the dashboard: what broke or confused on the way, each fixed.
 jest.setTimeout(90_000);
 
-/** A port free right now, for the tracking service (its URL goes into the sender's config before it starts). */
 /** Goes to a page through the navigation's link, as a person would, and waits for its heading. */
 async function openFromNavigation(page: Page, label: string, heading: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: label, exact: true }).click();
@@ -26,17 +23,13 @@ const overflow = (page: Page) => page.evaluate<number>('document.documentElement
 describe('the dashboard walked through as a new operator', () => {
   let stack: DashboardStack;
   let browser: Browser;
-  let tracking: RunningTracking;
   beforeAll(async () => {
     // The tracking service too, so the timeline holds opens and clicks; private networks, for a webhook to a local URL.
-    const port = await freePort();
-    const env = { TRACKING_PORT: String(port), TRACKING_BASE_URL: `http://127.0.0.1:${port}`, TRACKING_MIN_CLICK_SECONDS: '0', ALLOW_PRIVATE_NETWORKS: 'true' };
-    [stack, browser] = await Promise.all([startDashboardStack('dash_walkthrough', env), launchBrowser()]);
-    tracking = await startTracking(stack.t.config, { host: '127.0.0.1', flushIntervalMs: 50 });
+    const env = { TRACKING_MIN_CLICK_SECONDS: '0', ALLOW_PRIVATE_NETWORKS: 'true' };
+    [stack, browser] = await Promise.all([startDashboardStack('dash_walkthrough', env, { tracking: true }), launchBrowser()]);
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    await tracking?.stop();
     await stack?.close();
   });
 

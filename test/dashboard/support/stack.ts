@@ -3,6 +3,7 @@ import path from 'node:path';
 import { loadConfig } from '@mailroom/core';
 import { startInbound, type RunningInbound } from '../../../services/inbound-smtp/src/start-inbound';
 import { startSender, type RunningSender } from '../../../services/sender/src/start-sender';
+import { type RunningTracking, startTracking } from '../../../services/tracking/src/start-tracking';
 import { createTestDatabase } from '../../support/databases';
 import { startTestGateway, testEnv, type TestGateway } from '../../support/gateway';
 import type { ApiClient } from '../../support/http';
@@ -19,6 +20,8 @@ export interface DashboardStack {
   sink: SmtpSink;
   /** The MX's port, for delivering received mail. */
   mxPort: number;
+  /** The tracking service, when asked for (`{tracking: true}`); the sender's links point at it. */
+  tracking?: RunningTracking;
   close(): Promise<void>;
 }
 
@@ -51,11 +54,11 @@ export function assertDashboardBuilt(): void {
  * The gateway (which serves the built dashboard), the sender relaying to an SMTP sink, and the
  * MX with its processing, in this process, on a fresh database and queue prefix.
  */
-export async function startDashboardStack(label: string, env: Record<string, string> = {}): Promise<DashboardStack> {
+export async function startDashboardStack(label: string, env: Record<string, string> = {}, options: { tracking?: boolean } = {}): Promise<DashboardStack> {
   assertDashboardBuilt();
   const database = await createTestDatabase(label);
   const sink = await new SmtpSink({ starttls: false }).start();
-  const fullEnv = testEnv(database, {
+  const baseEnv = testEnv(database, {
     OUTBOUND_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
     SMTP_PORT: '0',
     BOUNCE_DOMAIN: 'bounces.mailroom.test',
@@ -63,6 +66,10 @@ export async function startDashboardStack(label: string, env: Record<string, str
     ALLOW_SIGNUP: 'true',
     ...env,
   });
+  // The tracking service first, on a port it picks itself, so the sender's links name the port it
+  // has: a port chosen beforehand could be taken meanwhile by a test running beside this one.
+  const tracking = options.tracking ? await startTracking(loadConfig({ ...baseEnv, TRACKING_PORT: '0' }), { host: '127.0.0.1', flushIntervalMs: 50 }) : undefined;
+  const fullEnv = tracking ? { ...baseEnv, TRACKING_BASE_URL: tracking.url } : baseEnv;
   const t = await startTestGateway({ database, env: fullEnv });
   const config = loadConfig(fullEnv);
   const sender = await startSender(config);
@@ -74,7 +81,9 @@ export async function startDashboardStack(label: string, env: Record<string, str
     inbound,
     sink,
     mxPort: inbound.port,
+    ...(tracking ? { tracking } : {}),
     async close() {
+      await tracking?.stop();
       await inbound.stop();
       await sender.stop();
       await t.close();
