@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { freePort } from '../support/free-port';
-import { ServiceProcess } from '../support/service-process';
+import { type ServiceName, type ServiceProcess, startAllServices } from '../support/service-process';
 import { until } from '../support/until';
 import { PrivateRedis } from './private-servers';
 
@@ -9,14 +9,7 @@ import { PrivateRedis } from './private-servers';
 // reconnect attempt; frozen, one line each way too. Then, with Redis killed again, each still
 // stops at once on SIGTERM.
 
-const SERVICES = {
-  gateway: 'gateway listening',
-  sender: 'sender started',
-  'inbound-smtp': 'inbound SMTP started',
-  tracking: 'tracking started',
-  'webhook-dispatcher': 'webhook dispatcher started',
-} as const;
-type Name = keyof typeof SERVICES;
+type Name = ServiceName;
 const PASSWORD = 'redisS3cretPW';
 const OUTAGE_MS = 5_000;
 // Lines one service may write in those 5 s: one per Redis connection it holds (the sender, the
@@ -26,7 +19,7 @@ const MAX_LINES_PER_OUTAGE = 12;
 
 let database: TestDatabase;
 let redis: PrivateRedis;
-const services = new Map<Name, ServiceProcess>();
+let services = new Map<Name, ServiceProcess>();
 
 interface LogLine {
   msg?: string;
@@ -59,12 +52,7 @@ beforeAll(async () => {
     TRACKING_PORT: String(tracking),
     SMTP_PORT: String(smtp),
   };
-  const ops: Partial<Record<Name, number | undefined>> = { sender: senderOps, 'inbound-smtp': inboundOps, 'webhook-dispatcher': dispatcherOps };
-  // One at a time: five tsx compilations at once on two cores take longer than in a row.
-  for (const [name, ready] of Object.entries(SERVICES) as [Name, string][]) {
-    const opsEnv: Record<string, string> = ops[name] ? { OPS_PORT: String(ops[name]) } : {};
-    services.set(name, await ServiceProcess.start(name, { ...env, ...opsEnv }, ready, 60_000));
-  }
+  services = await startAllServices(env, { sender: senderOps, 'inbound-smtp': inboundOps, 'webhook-dispatcher': dispatcherOps });
 }, 240_000);
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { migrateDatabase } from '../../packages/db/src/migrate';
 import { freePort } from '../support/free-port';
 import { apiClient } from '../support/http';
-import { ServiceProcess } from '../support/service-process';
+import { type ServiceName, type ServiceProcess, startAllServices } from '../support/service-process';
 import { SmtpSink } from '../support/smtp-sink';
 import { until } from '../support/until';
 import { PrivatePostgres, PrivateRedis } from './private-servers';
@@ -12,14 +12,7 @@ import { type Answer, HANG_MS, sinkDeliveries, Traffic, WebhookReceiver } from '
 // all five services running as processes: nothing acknowledged may be lost or done twice.
 
 const SECRET_KEY = 'chaos-test-secret-key-that-is-long-enough-0123456789';
-const SERVICES = {
-  gateway: 'gateway listening',
-  sender: 'sender started',
-  'inbound-smtp': 'inbound SMTP started',
-  tracking: 'tracking started',
-  'webhook-dispatcher': 'webhook dispatcher started',
-} as const;
-type Name = keyof typeof SERVICES;
+type Name = ServiceName;
 // Traffic before and after each outage, and the outage itself, in ms.
 const STEADY_MS = 3_000;
 const OUTAGE_MS = 8_000;
@@ -32,7 +25,7 @@ let sink: SmtpSink;
 let receiver: WebhookReceiver;
 let env: Record<string, string>;
 let urls: { api: string; tracking: string; smtpPort: number; readyz: Record<Name, string> };
-const services = new Map<Name, ServiceProcess>();
+let services = new Map<Name, ServiceProcess>();
 // Every open and click answered 200 or 302 so far, over all the cases: each owes one event.
 const allEngagements: { url: string }[] = [];
 let token = '';
@@ -90,12 +83,7 @@ beforeAll(async () => {
     SMTP_RETRY_SCHEDULE: Array(200).fill('1').join(','),
     WEBHOOK_RETRY_SCHEDULE: Array(200).fill('1').join(','),
   };
-  const ops = { sender: senderOps, 'inbound-smtp': inboundOps, 'webhook-dispatcher': dispatcherOps } as Record<string, number>;
-  // One at a time: five tsx compilations at once on two cores take longer than in a row.
-  for (const [name, ready] of Object.entries(SERVICES) as [Name, string][]) {
-    const opsEnv: Record<string, string> = ops[name] ? { OPS_PORT: String(ops[name]) } : {};
-    services.set(name, await ServiceProcess.start(name, { ...env, ...opsEnv }, ready, 60_000));
-  }
+  services = await startAllServices(env, { sender: senderOps, 'inbound-smtp': inboundOps, 'webhook-dispatcher': dispatcherOps });
 
   const client = apiClient(urls.api);
   const signup = await client.post('/auth/signup', { email: 'owner@acme.test', password: 'correct horse battery', projectName: 'Acme' });
