@@ -3,10 +3,20 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import type { AddressInfo } from 'node:net';
 
 /**
+ * What a test sees of one proxied connection: each chunk from the client (`toServer`) and from
+ * the server (`toClient`), before it is passed on. Returning false drops the chunk; `cut()` ends
+ * the connection both ways.
+ */
+export interface ProxyTap {
+  toServer?(chunk: Buffer, cut: () => void): boolean | undefined;
+  toClient?(chunk: Buffer, cut: () => void): boolean | undefined;
+}
+
+/**
  * A TCP proxy in front of a real server, so a test can cut one service off (as if it were down)
  * without touching the server other tests share. With `dropResponses: n`, the first n
  * connections are cut as their response starts to come back: the server did the work, the
- * client never hears of it.
+ * client never hears of it. With `tap`, a fresh tap (ProxyTap) watches each connection.
  */
 export class TcpProxy {
   private server: Server | null = null;
@@ -19,7 +29,7 @@ export class TcpProxy {
   constructor(
     private readonly targetHost: string,
     private readonly targetPort: number,
-    private readonly options: { dropResponses?: number } = {},
+    private readonly options: { dropResponses?: number; tap?: () => ProxyTap } = {},
   ) {}
 
   async start(): Promise<this> {
@@ -33,6 +43,16 @@ export class TcpProxy {
           client.destroy();
           upstream.destroy();
         });
+      }
+      const tap = this.options.tap?.();
+      if (tap) {
+        const cut = () => {
+          client.destroy();
+          upstream.destroy();
+        };
+        client.on('data', (chunk: Buffer) => tap.toServer?.(chunk, cut) !== false && upstream.write(chunk));
+        upstream.on('data', (chunk: Buffer) => tap.toClient?.(chunk, cut) !== false && client.write(chunk));
+        return;
       }
       if (this.connections > (this.options.dropResponses ?? 0)) {
         client.pipe(upstream).pipe(client);

@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { loadConfig, type Redis } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
+import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { until } from '../../../test/support/until';
 import { startTracking, type RunningTracking } from '../src';
 import { adminRedis, deleteKeys, spilledEvents } from './spill-support';
@@ -17,49 +15,40 @@ import { get, insertTrackedEmail, tokens } from './support';
  * only sees its connection lost.
  */
 class CommitReplyDropper {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
   armed = 0;
   dropped = 0;
-  port = 0;
+  private readonly proxy = new TcpProxy('127.0.0.1', 5432, {
+    tap: () => {
+      let committing = false;
+      return {
+        toServer: (chunk) => {
+          if (this.armed > 0 && chunk.includes('COMMIT\0')) {
+            this.armed -= 1;
+            committing = true;
+          }
+          return true;
+        },
+        toClient: (_chunk, cut) => {
+          if (!committing) return true;
+          this.dropped += 1;
+          cut();
+          return false;
+        },
+      };
+    },
+  });
+
+  get port(): number {
+    return this.proxy.port;
+  }
 
   async start(): Promise<this> {
-    const server = createServer((client) => {
-      const upstream = createConnection({ host: '127.0.0.1', port: 5432 });
-      let committing = false;
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s)).on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.on('data', (chunk: Buffer) => {
-        if (this.armed > 0 && chunk.includes('COMMIT\0')) {
-          this.armed -= 1;
-          committing = true;
-        }
-        upstream.write(chunk);
-      });
-      upstream.on('data', (chunk: Buffer) => {
-        if (!committing) return void client.write(chunk);
-        this.dropped += 1;
-        client.destroy();
-        upstream.destroy();
-      });
-    });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
+    await this.proxy.start();
     return this;
   }
 
-  async stop(): Promise<void> {
-    for (const s of this.sockets) s.destroy();
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.proxy.stop();
   }
 }
 

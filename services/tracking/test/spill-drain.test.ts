@@ -1,11 +1,9 @@
-import { once } from 'node:events';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { loadConfig, type Redis } from '@mailroom/core';
 import { createPool, type Pool } from '@mailroom/db';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/databases';
 import { testEnv } from '../../../test/support/gateway';
 import { ServiceProcess } from '../../../test/support/service-process';
+import { TcpProxy } from '../../../test/support/tcp-proxy';
 import { until } from '../../../test/support/until';
 import { type RunningTracking, startTracking } from '../src';
 import { adminRedis, deleteKeys, engagementOf, metricValue, seedSpill, spilledEvents } from './spill-support';
@@ -18,48 +16,35 @@ import { insertTrackedEmail } from './support';
  * process behind it can no longer renew its lease, as if it had died there.
  */
 class ClaimRemovalCutter {
-  private server: Server | null = null;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
   cut = false;
+  private readonly proxy = new TcpProxy('127.0.0.1', 6379, {
+    tap: () => ({
+      toServer: (chunk) => {
+        const text = chunk.toString('latin1').toLowerCase();
+        if (this.cut || !text.includes('\r\ndel\r\n') || !text.includes(':tracking:spill:claim:')) return true;
+        this.cut = true;
+        void this.close();
+        return false;
+      },
+    }),
+  });
+
+  get port(): number {
+    return this.proxy.port;
+  }
 
   async open(): Promise<this> {
-    const server = createServer((client) => {
-      const upstream = createConnection({ host: '127.0.0.1', port: 6379 });
-      for (const s of [client, upstream]) {
-        this.sockets.add(s);
-        s.on('close', () => this.sockets.delete(s)).on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.on('data', (chunk: Buffer) => {
-        const text = chunk.toString('latin1').toLowerCase();
-        if (!this.cut && text.includes('\r\ndel\r\n') && text.includes(':tracking:spill:claim:')) {
-          this.cut = true;
-          void this.close();
-          return;
-        }
-        upstream.write(chunk);
-      });
-      upstream.pipe(client);
-    });
-    server.listen(this.port, '127.0.0.1');
-    await once(server, 'listening');
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
+    await this.proxy.start();
     return this;
   }
 
+  /** Takes connections again, on the same port. */
   async reopen(): Promise<void> {
-    if (!this.server) await this.open();
+    await this.proxy.start();
   }
 
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const s of this.sockets) s.destroy();
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  close(): Promise<void> {
+    return this.proxy.stop();
   }
 }
 
