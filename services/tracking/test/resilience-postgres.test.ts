@@ -86,34 +86,14 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
     return { tracking: started, prefix: env.QUEUE_PREFIX as string };
   }
 
-  test('when a batch commits but the reply to its COMMIT is lost and the spill takes nothing, then the retry from memory records nothing twice: one event and one count per open answered', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Lost reply');
+  /**
+   * 30 opens answered by a service behind a CommitReplyDropper, then the buffer's first write
+   * committed with its reply lost; `check` looks at what follows, and everything is stopped after.
+   */
+  async function withLostCommitReply(subject: string, options: { maxSpilled?: number }, check: (run: { tracking: RunningTracking; prefix: string; emailId: string }) => Promise<void>) {
+    const { emailId, recipientId } = await insertTrackedEmail(pool, subject);
     const dropper = await new CommitReplyDropper().start();
-    ({ tracking } = await startBehind(dropper, { maxSpilled: 0 }));
-    const url = `${tracking.url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
-    try {
-      const statuses = await Promise.all(Array.from({ length: 30 }, () => get(url)));
-      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
-      dropper.armed = 1;
-      await tracking.buffer.flush();
-      expect(dropper.dropped).toBe(1);
-      expect(tracking.buffer.size).toBe(30);
-      // The batch is in PostgreSQL, though the service could not know.
-      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
-      await tracking.buffer.flush();
-      expect(tracking.buffer.size).toBe(0);
-      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
-    } finally {
-      await tracking.stop();
-      tracking = null;
-      await dropper.stop();
-    }
-  });
-
-  test('when a batch commits but the reply to its COMMIT is lost, then it goes to the spill, and its drain records nothing twice', async () => {
-    const { emailId, recipientId } = await insertTrackedEmail(pool, 'Lost reply spilled');
-    const dropper = await new CommitReplyDropper().start();
-    const started = await startBehind(dropper);
+    const started = await startBehind(dropper, options);
     tracking = started.tracking;
     const url = `${tracking.url}/o/${tokens.sign({ kind: 'open', emailId, recipientId })}`;
     try {
@@ -122,17 +102,34 @@ describe('the tracking service when PostgreSQL connections are lost', () => {
       dropper.armed = 1;
       await tracking.buffer.flush();
       expect(dropper.dropped).toBe(1);
-      expect(tracking.buffer.size).toBe(0);
-      expect(await spilledEvents(redis, started.prefix)).toBe(30);
-      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
-      await tracking.drainer.drain();
-      expect(await spilledEvents(redis, started.prefix)).toBe(0);
-      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+      await check({ ...started, emailId });
     } finally {
       await tracking.stop();
       tracking = null;
       await dropper.stop();
     }
+  }
+
+  test('when a batch commits but the reply to its COMMIT is lost and the spill takes nothing, then the retry from memory records nothing twice: one event and one count per open answered', async () => {
+    await withLostCommitReply('Lost reply', { maxSpilled: 0 }, async ({ tracking, emailId }) => {
+      expect(tracking.buffer.size).toBe(30);
+      // The batch is in PostgreSQL, though the service could not know.
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+      await tracking.buffer.flush();
+      expect(tracking.buffer.size).toBe(0);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+    });
+  });
+
+  test('when a batch commits but the reply to its COMMIT is lost, then it goes to the spill, and its drain records nothing twice', async () => {
+    await withLostCommitReply('Lost reply spilled', {}, async ({ tracking, prefix, emailId }) => {
+      expect(tracking.buffer.size).toBe(0);
+      expect(await spilledEvents(redis, prefix)).toBe(30);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+      await tracking.drainer.drain();
+      expect(await spilledEvents(redis, prefix)).toBe(0);
+      expect(await counts(emailId)).toEqual({ events: 30, opens: 30 });
+    });
   });
 
   test('when every connection of the database is terminated again and again while opens flow, then each open answered is written exactly once', async () => {
