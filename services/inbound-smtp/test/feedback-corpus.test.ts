@@ -54,6 +54,9 @@ const EXPECTED: Expectation[] = [
   { file: 'exchange-online-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<eo-0014@acme.test>', verp: true, recipients: [
       ['5.1.10', 'failed', 'email.bounced', 'hard', 'RecipientNotFound', 'nobody@contoso.com'],
     ] },
+  { file: 'exim-bare-local-part.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0071@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox does not exist', 'clerk@office.example.net'],
+    ] },
   { file: 'exim-delay-warning.eml', kind: 'dsn', format: 'exim', messageId: null, verp: false, recipients: [
       ['4.3.0', 'delayed', 'email.delivery_delayed', null, 'Temporary lookup failure', 'busy@example.org'],
     ] },
@@ -102,6 +105,9 @@ const EXPECTED: Expectation[] = [
   { file: 'imail-invalid-userid.eml', kind: 'dsn', format: 'imail', messageId: '<im-0063@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'Invalid final delivery userid', 'vanished@imail.example.com'],
     ] },
+  { file: 'ionos-reason-below.eml', kind: 'dsn', format: 'exim', messageId: '<ionos-0072@acme.test>', verp: true, recipients: [
+      [null, 'failed', 'email.bounced', 'soft', 'Mail size limit exceeded', 'kunde@shop.example.de'],
+    ] },
   { file: 'jmrp-outlook.eml', kind: 'arf', format: 'jmrp', feedbackType: 'abuse', originalRcptTo: 'someone@outlook.com', messageId: '<ms-0045@acme.test>', verp: true },
   { file: 'junk-unreadable.eml', kind: 'unknown' },
   { file: 'notes-failure-reasons.eml', kind: 'dsn', format: 'notes', messageId: '<nt-0064@acme.test>', verp: true, recipients: [
@@ -116,6 +122,11 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'opensmtpd-domain-does-not-exist.eml', kind: 'dsn', format: 'opensmtpd', messageId: '<os-0067@acme.test>', verp: true, recipients: [
       ['5.1.2', 'failed', 'email.bounced', 'hard', 'Domain does not exist', 'someone@no-such-domain.example'],
+    ] },
+  { file: 'opensmtpd-dsn-without-diagnostic.eml', kind: 'dsn', format: 'rfc3464', messageId: '<os-0068@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in virtual mailbox table', 'left@example.net'],
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'crammed@example.net'],
+      ['5.1.2', 'failed', 'email.bounced', 'hard', 'Domain does not exist', 'anyone@vanished.example'],
     ] },
   { file: 'outlook-com-dsn.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ol-0010@acme.test>', verp: true, recipients: [
       ['5.5.0', 'failed', 'email.bounced', 'soft', 'mailbox unavailable', 'gone@hotmail.com'],
@@ -153,6 +164,10 @@ const EXPECTED: Expectation[] = [
   { file: 'rfc3464-expired-4.4.7.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0002@acme.test>', verp: true, recipients: [
       ['4.4.7', 'failed', 'email.bounced', 'soft', 'Connection timed out', 'slow@example.net'],
     ] },
+  { file: 'rfc3464-indented-boundary.eml', kind: 'dsn', format: 'rfc3464', messageId: '<gw-0073@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'gone@gw.example.edu'],
+      ['4.4.1', 'delayed', 'email.delivery_delayed', null, 'Connection timed out', 'slow@later.example.edu'],
+    ] },
   { file: 'rfc3464-mailbox-full-5.2.2.eml', kind: 'dsn', format: 'rfc3464', messageId: '<ex-0005@acme.test>', verp: true, recipients: [
       ['5.2.2', 'failed', 'email.bounced', 'soft', 'Mailbox full', 'full@example.com'],
     ] },
@@ -188,6 +203,12 @@ const EXPECTED: Expectation[] = [
   { file: 'text-complaint.eml', kind: 'arf', format: 'text-complaint', feedbackType: 'abuse', originalRcptTo: 'user@smallisp.example', messageId: '<txt-0046@acme.test>', verp: true },
   { file: 'text-delivery-status-basic-code.eml', kind: 'dsn', format: 'rfc3464', messageId: '<td-0012@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', '550 User unknown', 'who@legacy.example.net'],
+    ] },
+  { file: 'transcript-basic-code.eml', kind: 'dsn', format: 'generic', messageId: '<ez-0070@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '<<< 550 <no-longer-here@mobile.example.jp>: User unknown', 'no-longer-here@mobile.example.jp'],
+    ] },
+  { file: 'transcript-success-before-failure.eml', kind: 'dsn', format: 'generic', messageId: '<pf-0069@acme.test>', verp: true, recipients: [
+      ['5.7.1', 'failed', 'email.bounced', 'policy', '554 5.7.1 Message rejected', 'reader@example.org'],
     ] },
   { file: 'verizon-text.eml', kind: 'dsn', format: 'verizon', messageId: null, verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'no such user here', '5550100@vtext.example'],

@@ -136,10 +136,15 @@ export function isAttachedMessage(type: string): boolean {
   return type === 'message/rfc822' || type === 'message/global';
 }
 
-/** The parts between boundary lines; a missing closing boundary ends the last part at the end. */
+/**
+ * The parts between boundary lines; a missing closing boundary ends the last part at the end. A
+ * boundary line indented by a few spaces (RFC 2046 wants it at the line's start; some MTAs
+ * write ` --boundary` before the delivery-status part) still is one: a boundary is chosen not to
+ * occur in the parts, so no content line is taken for it.
+ */
 function splitMultipart(body: string, boundary: string): string[] {
   const escaped = boundary.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const delimiter = new RegExp(`(?:^|\\r?\\n)--${escaped}(--)?[ \\t]*(?=\\r?\\n|$)`, 'g');
+  const delimiter = new RegExp(`(?:^|\\r?\\n)[ \\t]{0,4}--${escaped}(--)?[ \\t]*(?=\\r?\\n|$)`, 'g');
   const parts: string[] = [];
   let start = -1;
   for (const m of body.matchAll(delimiter)) {

@@ -25,6 +25,7 @@
 import { hasAutomaticMark, hasVacationSubject } from './auto-reply';
 import { FORMATS } from './formats';
 import { looksLikeBounce } from './formats/generic';
+import { withNotificationText } from './notification-text';
 import type { Report } from './report';
 import { isPersonalMessage } from './personal-message';
 import { type ReportMessage, readMessage } from './report-message';
@@ -42,7 +43,7 @@ export async function readReport(raw: Buffer): Promise<Report> {
     const message = readMessage(raw);
     for (const format of FORMATS) {
       const report = format.read(message);
-      if (report) return report;
+      if (report) return report.kind === 'dsn' && (report.format === 'rfc3464' || report.format === 'rfc6533') ? withNotificationText(report, message) : report;
     }
     const text = keptText(message, raw);
     if (isAutoReply(message)) return { kind: 'auto-reply', text };

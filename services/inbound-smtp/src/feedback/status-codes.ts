@@ -15,8 +15,9 @@ import { enhancedFromBasic, permanentStatusFromText } from '@mailroom/core';
 // refined by rules 2 and 3 (`refineStatus`), as a more specific code of the same class would be.
 
 const ENHANCED = /(?<![\w.])([245])\.(\d{1,3})\.(\d{1,3})(?!\w|\.\d)/;
-// A reply code where SMTP replies are quoted: at a line's start, after `said:`, `smtp;`, `#`, a quote.
-const BASIC = /(?:^|[\n'"#;:(]|said:?|error:?|returned|response(?: was)?:?|reply:?)[ \t]*([245][0-5]\d)(?=[ \t-]|:|$)/im;
+// A reply code where SMTP replies are quoted: at a line's start, after `said:`, `smtp;`, `#`, a
+// quote, or a session transcript's `<<<` (the server's side: `>>> RCPT TO:<…>` then `<<< 550 …`).
+const BASIC = /(?:^|[\n'"#;:(]|<<<|said:?|error:?|returned|response(?: was)?:?|reply:?)[ \t]*([245][0-5]\d)(?=[ \t-]|:|$)/im;
 // An SMTP reply quoted with its own enhanced code of the same class: `550 5.1.1`, `550-5.1.1`,
 // Amazon SES's `550-'5.2.2`, `554 #5.7.1`.
 const QUOTED_REPLY = /(?<![\w.])([245])\d\d[ -]['"]?#?(\1\.\d{1,3}\.\d{1,3})(?!\w|\.\d)/;

@@ -1,3 +1,4 @@
+import { header } from '../mime';
 import { findOriginal } from '../report-message';
 import { addressBlocks, beforeCopy, type ReportFormat, textRecipient } from './format';
 
@@ -10,6 +11,9 @@ import { addressBlocks, beforeCopy, type ReportFormat, textRecipient } from './f
 const INTRO = /This message was created automatically by mail delivery software/;
 const COPY = [/^-{3,} This is a copy of the message/m, /^-{3,} The header of the original message is following/m, /^-{3,} This is a copy of the message's headers/m];
 const QUOTED_ADDRESS = /^"([^"\s<>@]+@[^"\s<>]+)":[ \t]*()$/m;
+// 1&1 (IONOS) writes each address unindented on a line of its own, then one explanation for all
+// of them after "For the following reason:".
+const REASON = /^For the following reason:[ \t]*$/m;
 const EXPIRED = /retry timeout exceeded|retry time not reached for any host after a long failure period/;
 
 export const exim: ReportFormat = {
@@ -23,8 +27,14 @@ export const exim: ReportFormat = {
     const body = list >= 0 ? head.slice(head.indexOf('\n', list) + 1) : head;
     const blocks = QUOTED_ADDRESS.test(body)
       ? addressBlocks(body, QUOTED_ADDRESS, /^[ \t]*$/)
-      : addressBlocks(body, /^ {1,3}<?([^\s<>@]+@[^\s<>:]+)>?:?[ \t]*(.*)$/, /^\S/);
+      : addressBlocks(body, /^ {1,3}<?([^\s<>@]+@[^\s<>:]+|[^\s<>@:]+(?=[ \t]*$))>?:?[ \t]*(.*)$/, /^\S/);
+    if (blocks.length === 0) blocks.push(...unindentedBlocks(body));
     if (blocks.length === 0) return null;
+    const failed = (header(message.root, 'x-failed-recipients') ?? '').split(',').map((a) => a.trim());
+    for (const block of blocks) {
+      // A local address, failed before its domain was added, is named whole in X-Failed-Recipients.
+      if (!block.address.includes('@')) block.address = failed.find((a) => a.toLowerCase().startsWith(`${block.address.toLowerCase()}@`)) ?? block.address;
+    }
     const permanent = /This is a permanent error/.test(head);
     const recipients = blocks.map((b) => {
       const recipient = textRecipient(b.address, b.body, { permanent, action: delayed ? 'delayed' : 'failed' });
@@ -34,3 +44,11 @@ export const exim: ReportFormat = {
     return { kind: 'dsn', recipients, original: findOriginal(message, end), format: 'exim' };
   },
 };
+
+/** 1&1's form: the lines before "For the following reason:" that hold only an address, each explained by the text after it. */
+function unindentedBlocks(body: string): { address: string; body: string }[] {
+  const reason = REASON.exec(body);
+  if (!reason) return [];
+  const explanation = body.slice(reason.index + reason[0].length);
+  return [...body.slice(0, reason.index).matchAll(/^<?([^\s<>@"]+@[^\s<>"]+?)>?[ \t]*$/gm)].map((m) => ({ address: m[1] as string, body: explanation }));
+}

@@ -5,7 +5,8 @@ import { type ReportFormat, textRecipient } from './format';
 
 // The last resort for bounces in no known family: a message that says it is a bounce (from
 // MAILER-DAEMON or postmaster, or a subject such as "Undeliverable" or "Returned mail") and
-// quotes an SMTP reply with a code. The line with the first code is the diagnostic. Without a
+// quotes an SMTP reply with a code. The first line quoting a failure (4.x.x, 5.x.x, a basic code
+// of 400 or more; else the first with any code) is the diagnostic. Without a
 // quoted code this returns nothing and the report stays unknown (a soft bounce, code null).
 // When lines with codes name different addresses, each address gets its own line as a block,
 // so one recipient's reply is never read as another's.
@@ -32,7 +33,11 @@ export const generic: ReportFormat = {
   name: 'generic',
   read(message) {
     if (!looksLikeBounce(message)) return null;
-    const lines = message.text.split('\n').filter((l) => findEnhancedCode(l) !== null || (findBasicCode(l) ?? 0) >= 400);
+    const coded = message.text.split('\n').filter((l) => findEnhancedCode(l) !== null || (findBasicCode(l) ?? 0) >= 400);
+    // A transcript quotes the steps that went well (`250 2.1.0 Sender ok`) before the one that
+    // failed: the failures are what the report is about, a success only when nothing failed.
+    const failures = coded.filter(isFailureLine);
+    const lines = failures.length > 0 ? failures : coded;
     const [line] = lines;
     if (line === undefined) return null;
     const perAddress = new Map<string, string>();
@@ -50,6 +55,12 @@ export const generic: ReportFormat = {
     return { kind: 'dsn', recipients, original: findOriginal(message), format: 'generic' };
   },
 };
+
+/** A line quoting a failure: an enhanced code of class 4 or 5, or else a basic code of 400 or more. */
+function isFailureLine(line: string): boolean {
+  const enhanced = findEnhancedCode(line);
+  return enhanced !== null ? !enhanced.startsWith('2.') : (findBasicCode(line) ?? 0) >= 400;
+}
 
 /** Lines with codes looked at for addresses: a bounce lists a few recipients, not thousands. */
 const MAX_CODE_LINES = 100;

@@ -24,31 +24,15 @@ import { zoho } from './zoho';
 export type { ReportFormat } from './format';
 
 /**
+ * The plain-text bounce families, each recognised by its own fixed sentences. Also read beside a
+ * delivery-status part that gives a recipient no diagnostic (notification-text.ts).
+ */
+export const TEXT_FORMATS: readonly ReportFormat[] = [qmail, exim, postfix, sendmail, exchange, hotmail, gmail, yahoo, domino, courier, opensmtpd, imail, notes, verizon, zoho, x1];
+
+/**
  * Every family, in the order readReport tries them; the first that reads the message wins.
  * Structured reports first (a feedback-report or delivery-status part is unambiguous), then
- * the text families, each recognised by its own fixed sentences, then a text complaint, then
- * the generic bounce reader. To support a new family, add a module and list it here.
+ * the text families, then a text complaint, then the generic bounce reader. To support a new
+ * family, add a module and list it here (a text family in TEXT_FORMATS).
  */
-export const FORMATS: readonly ReportFormat[] = [
-  arfStandard,
-  rfc3464,
-  arfJmrp,
-  qmail,
-  exim,
-  postfix,
-  sendmail,
-  exchange,
-  hotmail,
-  gmail,
-  yahoo,
-  domino,
-  courier,
-  opensmtpd,
-  imail,
-  notes,
-  verizon,
-  zoho,
-  x1,
-  arfText,
-  generic,
-];
+export const FORMATS: readonly ReportFormat[] = [arfStandard, rfc3464, arfJmrp, ...TEXT_FORMATS, arfText, generic];
