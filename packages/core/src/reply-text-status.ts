@@ -98,15 +98,17 @@ export function permanentStatusFromText(text: string): string | null {
 }
 
 /**
- * Whether a failure's text blames our side or a policy (sender, IP, DNS, relay, spam, block
- * lists, SPF, rate limits, the recipient's preferences) without saying plainly that the recipient
- * does not exist. Peers put 5.1.x codes on such refusals too (5.1.0 for an SPF failure, 5.1.1 for
- * "sent to too many recipients this hour"), so such a text vetoes the suppression a 5.1.x code
- * would bring (bounceSuppressesAddress).
+ * Whether a failure's text says the address exists but something other than its existence failed,
+ * without saying plainly that the recipient does not exist: our side or a policy (sender, IP, DNS,
+ * relay, spam, block lists, SPF, rate limits, the recipient's preferences), a full or disabled
+ * mailbox, or a message too big. Peers put 5.1.x codes on such refusals too (5.1.0 for an SPF
+ * failure, 5.1.1 for "sent to too many recipients this hour", qmail's "mailbox is over quota
+ * temporarily (#5.1.1)"), so such a text vetoes the suppression a 5.1.x code would bring
+ * (bounceSuppressesAddress).
  */
-export function textBlamesPolicy(text: string): boolean {
+export function textContradictsMissingRecipient(text: string): boolean {
   const reading = readText(text);
-  return reading === 'our-side' || reading === 'policy';
+  return reading !== null && reading !== 'no-such-user' && reading !== 'weak-no-such-user';
 }
 
 /**

@@ -21,7 +21,7 @@ export const rfc3464: ReportFormat = {
     const groups = decodeBody(part, 'text')
       .replace(/\r\n?/g, '\n')
       .split(/\n[ \t]*\n/)
-      .map((block) => parseHeaderBlock(block.replace(/^\n+/, '')))
+      .flatMap((block) => splitAtRecipientStarts(parseHeaderBlock(block.replace(/^\n+/, ''))))
       .filter((g) => g.length > 0);
     const perMessage = groups[0] ?? [];
     const recipients = groups.filter(isRecipientGroup).map(readRecipient);
@@ -39,6 +39,33 @@ export const rfc3464: ReportFormat = {
 
 function field(group: Header[], name: string): string | undefined {
   return group.find((h) => h.name === name)?.value;
+}
+
+// Fields of the per-message group (RFC 3464 §2.2), and the ones a recipient group has once (§2.3).
+const PER_MESSAGE = new Set(['reporting-mta', 'dsn-gateway', 'received-from-mta', 'arrival-date', 'original-envelope-id']);
+const RECIPIENT_ONCE = new Set(['original-recipient', 'final-recipient', 'action', 'status']);
+
+/**
+ * One block between blank lines, cut into its groups where a recipient group starts without the
+ * blank line RFC 3464 §2.1 puts before it (AOL writes its recipients so, and some gateways the
+ * first one right after the per-message fields): at a recipient field the group already has (MTAs
+ * write Original-Recipient before or after Final-Recipient, each the same way throughout), and at
+ * a recipient's address after per-message fields. Kept whole, the first recipient would take the next one's
+ * Diagnostic-Code (`field` reads the first of each) and the next one would be lost.
+ */
+function splitAtRecipientStarts(block: Header[]): Header[][] {
+  const groups: Header[][] = [[]];
+  for (const header of block) {
+    const current = groups[groups.length - 1] as Header[];
+    const has = (names: Set<string> | string) => current.some((h) => (typeof names === 'string' ? h.name === names : names.has(h.name)));
+    const isAddress = header.name === 'original-recipient' || header.name === 'final-recipient';
+    const opensAnother =
+      (RECIPIENT_ONCE.has(header.name) && has(header.name)) ||
+      (isAddress && has(PER_MESSAGE));
+    if (opensAnother) groups.push([header]);
+    else current.push(header);
+  }
+  return groups;
 }
 
 function isRecipientGroup(group: Header[]): boolean {
