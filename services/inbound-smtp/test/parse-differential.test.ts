@@ -114,6 +114,12 @@ const ALLOWED: AllowedDisagreement[] = [
     reason: 'undeclared 8-bit header bytes that are not UTF-8: we read Windows-1252 (Thunderbird’s fallback, README), Python gives U+FFFD',
   },
   {
+    message: 'parse-corpus-differential/04-alternative-nested-related',
+    fields: ['html', 'attachments'],
+    reason:
+      'a comment after the media type (`Text/HTML (markup) ; Charset = "UTF-8"`, RFC 822 CFWS between the tokens of a structured field): Python keeps `text/html (markup)` as the type and makes the HTML an attachment, we read text/html, as RFC 2045 says and Thunderbird shows it',
+  },
+  {
     message: 'parse-corpus-differential/06-transfer-encoding-labels',
     fields: ['attachments[0].size', 'attachments[0].sha256', 'attachments[1].size', 'attachments[1].sha256'],
     reason: SPACED_ENCODING,
@@ -151,6 +157,17 @@ const ALLOWED: AllowedDisagreement[] = [
     message: 'feedback-corpus/courier',
     fields: ['from'],
     reason: 'Courier’s `"Name" <@>` has no addr-spec: Python takes the quoted name for the address, we keep the name and the empty address as written',
+  },
+  {
+    message: 'feedback-corpus/dragonfly-host-not-found',
+    fields: ['from'],
+    reason: 'the DragonFly Mail Agent’s `MAILER-DAEMON <>`, the null reverse-path in angle brackets and no addr-spec: Python takes `<>` for the address, we keep the name and the empty address as written',
+  },
+  {
+    message: 'feedback-corpus/sendmail-report-without-boundaries',
+    fields: ['text', 'attachments'],
+    reason:
+      'a multipart/report whose body has no boundary line at all (a rewriting relay lost them; RFC 2046 §5.1.1 requires them): Python keeps the body as one opaque multipart part, we read it as text/plain, RFC 2045 §5.2’s default for an invalid Content-Type (README), as mail clients show it',
   },
   {
     message: 'feedback-corpus/junk-unreadable',

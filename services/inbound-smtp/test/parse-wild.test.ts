@@ -240,6 +240,22 @@ const EXPECTED: Record<string, ExpectedReceived> = {
       { name: 'Subject', value: 'Café crème € 5 “special”' },
     ]),
   },
+  // Parts whose body starts right after their fields, with no empty line (a text part, a base64 attachment): read as Python reads them.
+  '29-part-fields-without-empty-line': {
+    ...common('29'),
+    subject: 'parts without the empty line',
+    text: 'The report is attached.\nThanks, Ada\n',
+    attachments: [
+      { filename: 'data.bin', contentType: 'application/octet-stream', size: 10, contentId: null, disposition: 'attachment', hex: '00010203040506070809' },
+    ],
+  },
+  // `Content-Type: text`, with no subtype, is no media type: text/plain, RFC 2045 §5.2's default; not a nameless attachment.
+  '30-content-type-without-subtype': {
+    ...common('30'),
+    subject: 'typed only as text',
+    text: 'A message typed only as text.\n',
+    attachments: [],
+  },
 };
 
 describe('parsing mail from the wild', () => {

@@ -88,6 +88,15 @@ describe('processing received mail', () => {
       expect(events.map((e) => e.id)).toEqual(events.map((e) => receivedEventId(id, e.data.route_id as string, new Date())));
     });
 
+    test('when From names no address (`MAILER DAEMON <>`), then the event has the envelope sender and the stored From keeps the name', async () => {
+      const raw = message('No address').replace('From: Ada Lovelace <ada@sender.test>', 'From: MAILER DAEMON <>');
+      const id = await insertReceived(pool, { raw, projectId, routeIds: ['rt_a'], mailFrom: 'postmaster@sender.test' });
+      await processReceivedEmails(deps(), [id]);
+
+      expect((await eventsOf(id)).map((e) => e.data.from)).toEqual(['postmaster@sender.test']);
+      expect((await readReceived(pool, id)).from).toEqual({ address: '', name: 'MAILER DAEMON' });
+    });
+
     test('when the same message is processed again, then nothing is written twice and its events keep their ids', async () => {
       const id = await insertReceived(pool, { raw: message('Again'), projectId, routeIds: ['rt_a'] });
       await processReceivedEmails(deps(), [id]);

@@ -142,7 +142,7 @@ function receivedEvents({ email, content }: ProcessedEmail): NewEvent[] {
     type: 'email.received',
     data: {
       email_id: email.id,
-      from: content.from?.address ?? (email.mailFrom || null),
+      from: content.from?.address || email.mailFrom || null,
       to: email.rcptTo,
       subject: content.subject,
       route_id: routeId,

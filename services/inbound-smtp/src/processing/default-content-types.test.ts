@@ -69,3 +69,40 @@ describe('a multipart that cannot be split (RFC 2045 §5.2: text/plain)', () => 
     expect(parsed.attachments).toEqual([]);
   });
 });
+
+describe('a Content-Type that is no media type (RFC 2045 §5.2: text/plain)', () => {
+  test.each([
+    ['a type without a subtype', 'text'],
+    ['an empty value', ''],
+    ['a slash without a subtype', 'text/'],
+    ['a multipart written without its `;`', 'multipart/mixed boundary=b'],
+  ])('when a part has %s, then it is text/plain: its body is text, not a nameless attachment', async (_what, type) => {
+    const parsed = await message(`Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: ${type}\n\nhello\n--b--\n`);
+    expect(parsed.text).toBe('hello');
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when the message itself says `Content-Type: text`, then its body is the text', async () => {
+    const parsed = await message('Subject: s\nContent-Type: text\n\nhello\n');
+    expect(parsed.text).toBe('hello\n');
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when a media type is followed by a comment (RFC 822 CFWS), then it is that type: the HTML is the html', async () => {
+    const parsed = await message('Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: Text/HTML (markup) ; charset=utf-8\n\n<p>hi</p>\n--b--\n');
+    expect(parsed.html).toBe('<p>hi</p>');
+    expect(parsed.attachments).toEqual([]);
+  });
+
+  test('when a media type is followed by junk instead of a `;`, then that type counts', async () => {
+    const parsed = await message('Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain charset=utf-8\n\nhi\n--b\nContent-Type: image/png name=a.png\n\npng\n--b--\n');
+    expect(parsed.text).toBe('hi');
+    expect(parts(parsed)).toEqual([['image/png', null, 'png']]);
+  });
+
+  test('when a part in a digest has a Content-Type that is no media type, then it is a message/rfc822, the digest default', async () => {
+    const parsed = await message('Content-Type: multipart/digest; boundary=d\n\n--d\nContent-Type: text\n\nSubject: one\n\nBODY ONE\n--d--\n');
+    expect(parsed.text).toBeNull();
+    expect(parts(parsed)).toEqual([['message/rfc822', null, 'Subject: one\r\n\r\nBODY ONE']]);
+  });
+});

@@ -22,6 +22,10 @@ export interface TypingSplitter {
 /**
  * Gives a part the content type RFC 2045 and 2046 give it where its header does not say one that
  * can be read, as each part's headers are parsed (before its body is read):
+ * - a Content-Type that is no media type (`Content-Type: text`, with no subtype, or empty) is
+ *   text/plain, RFC 2045 §5.2's default (message/rfc822 in a digest); mailsplit kept `text` and
+ *   the part became a nameless attachment. One followed by junk instead of a `;` (`text/plain
+ *   charset=utf-8`) is its leading type, but a multipart so written has no boundary, so is text;
  * - a part without Content-Type in a multipart/digest is message/rfc822 (RFC 2046 §5.1.5), and
  *   so one attachment holding its bytes, as a declared one is; mailsplit made it text/plain and
  *   the digested message's headers and text became the digest's text;
@@ -65,13 +69,31 @@ export function withDefaultContentTypes(splitter: TypingSplitter, asText: Readon
   return () => new Set(nodes.flatMap((node, number) => (node.multipart && !split.has(node) ? [number] : [])));
 }
 
+/**
+ * A media type as RFC 2045 §5.1 writes one: a type and a subtype, one slash between them; and one
+ * before a comment (`text/html (markup)`: RFC 822 lets one stand between any two tokens of a
+ * structured field) or before junk (a `;` left out).
+ */
+const MEDIA_TYPE = /^[^\s/()]+\/[^\s/()]+$/;
+const LEADING_MEDIA_TYPE = /^([^\s/()]+\/[^\s/()]+)[\s(]/;
+
 function typeDefaults(node: TypedNode, asText: boolean): void {
+  const inDigest = node.parentNode !== false && node.parentNode.multipart === 'digest';
+  const declared = node.headers !== false && node.headers.hasHeader('Content-Type');
   if (node.multipart && asText) {
     node.multipart = false;
     node._boundary = false;
     node.contentType = 'text/plain';
-  } else if (node.parentNode && node.parentNode.multipart === 'digest' && node.headers && !node.headers.hasHeader('Content-Type')) {
+  } else if (inDigest && !declared) {
     node.contentType = 'message/rfc822';
     node.rfc822 = true;
+  } else if (declared && !MEDIA_TYPE.test(node.contentType || '')) {
+    // `text/html (markup)` is text/html, `text/plain charset=utf-8` text/plain; a multipart written so has no boundary to split by.
+    const leading = LEADING_MEDIA_TYPE.exec(node.contentType || '')?.[1];
+    const type = leading && !leading.startsWith('multipart/') ? leading : inDigest ? 'message/rfc822' : 'text/plain';
+    node.multipart = false;
+    node._boundary = false;
+    node.contentType = type;
+    node.rfc822 = type === 'message/rfc822';
   }
 }

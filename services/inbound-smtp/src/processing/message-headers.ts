@@ -146,6 +146,11 @@ export function splitHeaderFields(raw: Buffer): SplitMessage {
 // the colon, with white space before it allowed as §4.5 allows), on a line read as Latin-1.
 const FIELD_START = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 
+/** Whether a line (its first 1,000 bytes read) starts a header field: a name, then a colon. */
+export function startsHeaderField(line: Buffer): boolean {
+  return FIELD_START.test(line.toString('latin1', 0, Math.min(line.length, 1_000)));
+}
+
 /**
  * The message as it is parsed when its body starts without the empty line that should come
  * before it: where the header section cannot be one, an empty line is put before the first line

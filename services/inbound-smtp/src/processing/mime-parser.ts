@@ -8,6 +8,7 @@ import { decodeFlowed } from './flowed-text';
 import { hasNonUtf8Bytes, headerBytesText, withoutFoldsInCharacters } from './header-bytes';
 import { decodeWordsSafely } from './message-headers';
 import { hasLiteralSection, withLiteralSectionsEncoded } from './parameter-sections';
+import { type HeadSplitter, withPartBodiesWhereFieldsEnd } from './part-header-end';
 import { withTransportPadding } from './transport-padding';
 import { type CharsetDecoder, UNDECLARED_HTML, UNDECLARED_TEXT, undeclaredDecoder } from './undeclared-charset';
 import { isUuencodeLabel, UudecodeStream } from './uudecode';
@@ -51,7 +52,7 @@ interface PartNode {
 }
 interface MailParserInternals {
   tree: PartNode | false;
-  splitter: BoundarySplitter & TypingSplitter;
+  splitter: BoundarySplitter & TypingSplitter & HeadSplitter;
   decoder: { decodeStream(charset: string): NodeJS.ReadWriteStream };
   createNode(part: SplitPart): PartNode;
   getTextContent(): unknown;
@@ -66,7 +67,8 @@ const InternalMailParser = MailParser as unknown as new (options?: MailParserOpt
  * charset, instead of by mailsplit's decoder, which joins quoted lines across quote marks. Only
  * such parts cost anything more: a part with a filename pays a look at two of its headers.
  * Delimiter lines with transport padding are delimiters (see withTransportPadding), so are those
- * of any enclosing multipart (see withEnclosingDelimiters), a part labelled `x-uuencode` is
+ * of any enclosing multipart (see withEnclosingDelimiters), a part's header section ends at its
+ * first line that is no field (see withPartBodiesWhereFieldsEnd), a part labelled `x-uuencode` is
  * uudecoded (mailsplit passes what it does not know through as is), an RFC 2231 filename with
  * literal sections is read as RFC 2231 says (see parameter-sections), and a named text part
  * after the first of its multipart is an attachment (see isNamedTextFile). A part without
@@ -86,6 +88,7 @@ export class MimeParser extends InternalMailParser {
     splitter.compareBoundary = withTransportPadding(splitter.compareBoundary.bind(splitter));
     withEnclosingDelimiters(splitter);
     this.unsplitMultiparts = withDefaultContentTypes(splitter, asText);
+    withPartBodiesWhereFieldsEnd(splitter);
     const decoder = this.decoder;
     this.charsetDecoder = (label) => {
       try {

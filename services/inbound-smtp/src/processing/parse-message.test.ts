@@ -33,6 +33,19 @@ describe('parseMessage', () => {
     expect(parsed.parseError).toBeNull();
   });
 
+  test.each([
+    ['a name and the null address', 'MAILER DAEMON <>', { address: '', name: 'MAILER DAEMON' }],
+    ['a bare local user, as old mailers wrote one', 'foo', { address: '', name: 'foo' }],
+    ['only the null address', '<>', null],
+  ])('when From is %s, then the name is kept with the address ""', async (_what, from, expected) => {
+    const parsed = await parseMessage(Buffer.from(`From: ${from}\r\nTo: Ann <ann@x.example>, Bob\r\nSubject: s\r\n\r\nbody\r\n`));
+    expect(parsed.from).toEqual(expected);
+    expect(parsed.to).toEqual([
+      { address: 'ann@x.example', name: 'Ann' },
+      { address: '', name: 'Bob' },
+    ]);
+  });
+
   test('when a field has white space before its colon (RFC 5322 §4.5), then it is still a field, not the start of the body', async () => {
     const parsed = await parseMessage(Buffer.from('Subject : spaced\r\nX-Tab\t: tabbed\r\n\r\nbody\r\n'));
     expect(parsed.subject).toBe('spaced');

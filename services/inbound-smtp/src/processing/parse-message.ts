@@ -167,14 +167,20 @@ function shape(mime: MimeMessage, parseError: string | null): ParsedMessage {
 /** Mailboxes kept of one address field (To, Cc, Reply-To), in order. */
 export const MAX_ADDRESSES = 1_000;
 
-/** Every mailbox of an address header (all of them when it is repeated), groups flattened, at most MAX_ADDRESSES. */
+/**
+ * Every mailbox of an address header (all of them when it is repeated), groups flattened, at most
+ * MAX_ADDRESSES. A mailbox with a name but no address (`MAILER DAEMON <>`, a bare `foo` old
+ * mailers wrote for a local user) is kept with the address '' so that its name is not lost; one
+ * with neither (`<>`) is left out.
+ */
 function addresses(value: unknown): ReceivedAddress[] {
   const objects = (Array.isArray(value) ? value : value === undefined ? [] : [value]) as AddressObject[];
   const out: ReceivedAddress[] = [];
   const visit = (entry: EmailAddress) => {
     if (out.length >= MAX_ADDRESSES) return;
+    const name = entry.name ? clean(decodeWordsSafely(entry.name)) : null;
     if (entry.group) entry.group.forEach(visit);
-    else if (entry.address) out.push({ address: clean(withoutObsoleteRoute(entry.address)), name: entry.name ? clean(decodeWordsSafely(entry.name)) : null });
+    else if (entry.address || name) out.push({ address: entry.address ? clean(withoutObsoleteRoute(entry.address)) : '', name });
   };
   for (const object of objects) for (const entry of object?.value ?? []) visit(entry);
   return out;

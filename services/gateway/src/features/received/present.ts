@@ -4,7 +4,10 @@ import { timestamp } from '../../schemas/common';
 
 const mailAddress = z
   .object({
-    address: z.string().meta({ example: 'alice@example.com' }),
+    address: z.string().meta({
+      description: "The address as written; '' for a mailbox given by its name alone (`MAILER DAEMON <>`, a bare local user `foo`).",
+      example: 'alice@example.com',
+    }),
     name: z.string().nullable().meta({ description: 'The display name, decoded; null when the header gives none.', example: 'Alice' }),
   })
   .meta({ id: 'MailAddress' });
