@@ -12,9 +12,10 @@
 // rcpthosts, Courier's "Relaying denied"). Read first, so such a text never suppresses the recipient.
 const ABOUT_OUR_SIDE =
   /sender verify|verification failed for|sender address|sender domain|unknown sender|envelope sender|relay(?:ing)? (?:access )?(?:denied|disallowed|not permitted|not allowed|prohibited|refused)|(?:not permitted|not allowed|unable) to relay|rcpthosts|invalid dns|reverse dns|\brdns\b|\bptr\b|\bhelo\b|\behlo\b|client host|your (?:ip|domain|server|host|mail server|account)|\bsender (?:is )?(?:rejected|refused|blocked)/i;
-// The recipient does not exist, said plainly.
+// The recipient does not exist, said plainly. Lotus Domino's "not listed in Domino Directory" also
+// in its Japanese form, "… は Domino ディレクトリには見つかりません" (is not found in the Domino Directory).
 const NO_SUCH_USER =
-  /(?:user|recipient|mailbox|addressee) (?:is )?unknown|unknown (?:user|recipient|mailbox|addressee|local[- ]?part)|no such (?:user|mailbox|recipient|account|address)|(?:user|mailbox|recipient|address|account|addressee)\b[^;]{0,80}\bdoes ?n[o']t exist|>:? does ?n[o']t exist|\.[a-z]{2,24} does ?n[o']t exist|(?:mailbox|recipient|user|address) not found|invalid (?:recipient|mailbox)|no mailbox here by that name|not listed in (?:domino directory|public name)|doesn't have an? [\w.-]+ account|address couldn't be found/i;
+  /(?:user|recipient|mailbox|addressee) (?:is )?unknown|unknown (?:user|recipient|mailbox|addressee|local[- ]?part)|no such (?:user|mailbox|recipient|account|address)|(?:user|mailbox|recipient|address|account|addressee)\b[^;]{0,80}\bdoes ?n[o']t exist|>:? does ?n[o']t exist|\.[a-z]{2,24} does ?n[o']t exist|(?:mailbox|recipient|user|address) not found|invalid (?:recipient|mailbox)|no mailbox here by that name|not listed in (?:domino directory|public name)|domino ?ディレクトリには見つかりません|doesn't have an? [\w.-]+ account|address couldn't be found/i;
 // The recipient's mailbox or account is disabled (RFC 3463 X.2.1, which may be enabled again): Gmail's "account … is
 // disabled", Yahoo's "This mailbox is disabled" and "disabled or discontinued", "This account is inactive".
 const MAILBOX_DISABLED =

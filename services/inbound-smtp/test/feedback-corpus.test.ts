@@ -42,6 +42,12 @@ const EXPECTED: Expectation[] = [
   { file: 'domino.eml', kind: 'dsn', format: 'domino', messageId: null, verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'not listed in Domino Directory', 'nobody@notes.example.com'],
     ] },
+  { file: 'domino-japanese-iso-2022-jp.eml', kind: 'dsn', format: 'rfc3464', messageId: '<dm-0077@acme.test>', verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Domino ディレクトリには見つかりません', 'hanako@example.co.jp'],
+    ] },
+  { file: 'dragonfly-host-not-found.eml', kind: 'dsn', format: 'dragonfly', messageId: '<df-0076@acme.test>', verp: true, recipients: [
+      ['5.1.2', 'failed', 'email.bounced', 'hard', 'DNS lookup failure: host gone.example not found', 'someone@gone.example'],
+    ] },
   { file: 'exchange-2003-text.eml', kind: 'dsn', format: 'exchange', messageId: null, verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', '#5.1.1', 'nobody@old.example.com'],
     ] },
@@ -191,6 +197,9 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'rfc6533-global-delivery-status.eml', kind: 'dsn', format: 'rfc6533', messageId: '<g-0011@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', '用户 does not exist', '用户@example.jp'],
+    ] },
+  { file: 'sendmail-report-without-boundaries.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0075@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'mail.local: unknown user: taro', 'taro@example.jp'],
     ] },
   { file: 'sendmail-text-class-code.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0056@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'left@old.example.com'],
@@ -346,6 +355,14 @@ describe('feedback corpus', () => {
   test('when an unreadable report attaches the original but says it could not be delivered, then it stays unknown (a soft bounce)', async () => {
     const raw = readFileSync(join(CORPUS, 'personal-forward-with-eml.eml'), 'latin1').replace('Hi, forwarding the original as a file', 'Your message was undeliverable');
     expect((await readReport(Buffer.from(raw, 'latin1'))).kind).toBe('unknown');
+  });
+
+  test.each([
+    ['sendmail-report-without-boundaries.eml', 'taro@example.jp', '5.1.1'],
+    ['domino-japanese-iso-2022-jp.eml', 'hanako@example.co.jp', '5.1.1'],
+    ['dragonfly-host-not-found.eml', 'someone@gone.example', '5.1.2'],
+  ])('when %s says the recipient or its domain does not exist without a specific code, then the address is suppressed', async (file, address, code) => {
+    expect(reportOutcome(await read(file), address)).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true, smtp: { enhanced_code: code } });
   });
 
   test.each(['auto-reply-exchange-fr.eml', 'auto-reply-german-subject.eml'])('when %s (a vacation reply in another language) arrives, then it is an automatic reply, no outcome', async (file) => {

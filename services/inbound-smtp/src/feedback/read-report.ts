@@ -12,7 +12,7 @@
  *   message/global-delivery-status — what Amazon SES, Gmail, Outlook.com, Exchange Online,
  *   Postfix, Sendmail and modern Exim send;
  * - plain-text bounces: qmail, Exim, Postfix, Sendmail, Exchange 2003–Office 365, Gmail,
- *   Yahoo, classic Hotmail/Windows SMTP, Lotus Notes/Domino, Courier, OpenSMTPD;
+ *   Yahoo, classic Hotmail/Windows SMTP, Lotus Notes/Domino, Courier, OpenSMTPD, DragonFly Mail Agent;
  * - plain-text complaints in which the original's Message-ID or VERP return path survives;
  * - a generic bounce (from MAILER-DAEMON/postmaster or with a bounce subject) quoting a code.
  * Automatic replies (out of office) are recognised and reported as `auto-reply`, a person's

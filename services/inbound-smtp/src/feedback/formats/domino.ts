@@ -4,7 +4,10 @@ import { type ReportFormat, textRecipient } from './format';
 
 // Lotus Notes / HCL Domino: "Your message … was not delivered to: <address> because: <reason>",
 // subject "DELIVERY FAILURE: …" or "Delivery Failure Report". Reasons carry no codes; "User x
-// not listed in Domino Directory" (or the older "public Name & Address Book") is a 5.1.1.
+// not listed in Domino Directory" (or the older "public Name & Address Book", or a Japanese
+// installation's "ユーザー x は Domino ディレクトリには見つかりません", in the ISO-2022-JP of its part)
+// is a 5.1.1: @mailroom/core's NO_SUCH_USER, which also reads the same words in its
+// delivery-status part's Diagnostic-Code.
 // Read line by line (no patterns spanning blank lines, which backtrack on hostile input).
 
 export const domino: ReportFormat = {

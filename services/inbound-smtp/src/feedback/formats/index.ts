@@ -3,6 +3,7 @@ import { arfStandard } from './arf-standard';
 import { arfText } from './arf-text';
 import { courier } from './courier';
 import { domino } from './domino';
+import { dragonfly } from './dragonfly';
 import { exchange } from './exchange';
 import { exim } from './exim';
 import type { ReportFormat } from './format';
@@ -27,7 +28,7 @@ export type { ReportFormat } from './format';
  * The plain-text bounce families, each recognised by its own fixed sentences. Also read beside a
  * delivery-status part that gives a recipient no diagnostic (notification-text.ts).
  */
-export const TEXT_FORMATS: readonly ReportFormat[] = [qmail, exim, postfix, sendmail, exchange, hotmail, gmail, yahoo, domino, courier, opensmtpd, imail, notes, verizon, zoho, x1];
+export const TEXT_FORMATS: readonly ReportFormat[] = [qmail, exim, postfix, sendmail, exchange, hotmail, gmail, yahoo, domino, courier, opensmtpd, dragonfly, imail, notes, verizon, zoho, x1];
 
 /**
  * Every family, in the order readReport tries them; the first that reads the message wins.

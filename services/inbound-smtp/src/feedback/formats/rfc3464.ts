@@ -1,5 +1,5 @@
 import { enhancedFromBasic } from '@mailroom/core';
-import { decodeBody, type Header, parseHeaderBlock, walk } from '../mime';
+import { decodeBody, decodeCharset, type Header, type MimeEntity, parseHeaderBlock, walk } from '../mime';
 import type { DsnAction, DsnRecipient } from '../report';
 import { findOriginal } from '../report-message';
 import { actionFromStatus, findBasicCode, findEnhancedCode, isClassOnly, refineStatus, statedStatus } from '../status-codes';
@@ -18,7 +18,7 @@ export const rfc3464: ReportFormat = {
   read(message) {
     const part = walk(message.root, { intoMessages: false }).find((e) => STATUS_TYPES.has(e.type));
     if (!part) return null;
-    const groups = decodeBody(part, 'text')
+    const groups = statusText(part, message.root)
       .replace(/\r\n?/g, '\n')
       .split(/\n[ \t]*\n/)
       .flatMap((block) => splitAtRecipientStarts(parseHeaderBlock(block.replace(/^\n+/, ''))))
@@ -36,6 +36,32 @@ export const rfc3464: ReportFormat = {
     };
   },
 };
+
+/**
+ * The delivery-status fields as text. RFC 3464 makes them US-ASCII and gives the part no charset
+ * (RFC 6533's global one is UTF-8), but Lotus Domino writes a Japanese Diagnostic-Code in the
+ * charset of its human-readable part, ISO-2022-JP: 7-bit bytes that read as escape sequences
+ * (`ESC $ B %f!<%6!<`) when taken for ASCII. So the part's own charset label is used when it has
+ * one; else bytes that are plain ASCII or valid UTF-8 are read as UTF-8, and other bytes (an
+ * escape, or 8-bit bytes that are not UTF-8) in the charset of the report's text part beside it.
+ */
+function statusText(part: MimeEntity, root: MimeEntity): string {
+  if (part.params.charset || part.type === 'message/global-delivery-status') return decodeBody(part, 'text');
+  const bytes = decodeBody(part, 'latin1');
+  const utf8 = strictUtf8(bytes);
+  if (utf8 !== null && !bytes.includes('\x1b')) return utf8;
+  const beside = walk(root, { intoMessages: false }).find((e) => e.type === 'text/plain' && e.params.charset)?.params.charset;
+  return decodeCharset(bytes, beside);
+}
+
+/** Latin1-held bytes read as UTF-8, or null when they are not UTF-8. */
+function strictUtf8(bytes: string): string | null {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes, 'latin1'));
+  } catch {
+    return null;
+  }
+}
 
 function field(group: Header[], name: string): string | undefined {
   return group.find((h) => h.name === name)?.value;
