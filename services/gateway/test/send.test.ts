@@ -322,6 +322,29 @@ describe('reading, canceling and isolation', () => {
     expect((await a.as.delete('/suppressions/gone@example.test')).body).toEqual({ object: 'suppression', id: 'gone@example.test', deleted: true });
     expect((await a.as.get('/suppressions')).body.data).toHaveLength(1);
   });
+
+  test('when the address a page ended on is removed before the next page is read, then the next page still starts after it', async () => {
+    const a = await signUp(t.api);
+    const b = await signUp(t.api);
+    const at = (seconds: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, seconds));
+    await t.gateway.ctx.db.suppression.createMany({
+      data: ['s1', 's2', 's3', 's4', 's5'].map((name, i) => ({ projectId: a.projectId, address: `${name}@example.test`, reason: 'bounce' as const, createdAt: at(10 - i) })),
+    });
+    await t.gateway.ctx.db.suppression.create({ data: { projectId: b.projectId, address: 's2@example.test', reason: 'bounce', createdAt: at(0) } });
+    const first = await a.as.get('/suppressions?limit=2');
+    expect(first.body.data.map((s: { id: string }) => s.id)).toEqual(['s1@example.test', 's2@example.test']);
+    expect((await a.as.delete('/suppressions/s2@example.test')).status).toBe(200);
+
+    const next = await a.as.get('/suppressions?limit=2&after=s2@example.test');
+    expect(next.body).toMatchObject({ hasMore: true, data: [{ id: 's3@example.test' }, { id: 's4@example.test' }] });
+    // Another project's list is untouched, and its own suppression of that address still counts as its cursor.
+    expect((await b.as.get('/suppressions')).body.data.map((s: { id: string }) => s.id)).toEqual(['s2@example.test']);
+    // Suppressed again later, the address stands where it is now: first.
+    await t.gateway.ctx.db.suppression.create({ data: { projectId: a.projectId, address: 's2@example.test', reason: 'complaint', createdAt: at(30) } });
+    expect((await a.as.get('/suppressions?limit=2&after=s2@example.test')).body.data.map((s: { id: string }) => s.id)).toEqual(['s1@example.test', 's3@example.test']);
+    expect((await a.as.delete('/suppressions/s2@example.test')).status).toBe(200);
+    expect((await a.as.get('/suppressions?limit=1&after=s2@example.test')).body.data.map((s: { id: string }) => s.id)).toEqual(['s1@example.test']);
+  });
 });
 
 describe('when Redis is down', () => {

@@ -32,9 +32,22 @@ const present = (s: Suppression): z.infer<typeof suppressionSchema> => ({
 // Lower-cased, an internationalized domain in its punycode form: as recipients are stored.
 const addressParams = z.object({ email: z.string().min(3).max(254).transform((e) => (withAsciiDomain(e) ?? e).toLowerCase()) });
 
+/** How long a removed suppression's place in the list is kept for a page's `after` to name it. */
+const REMOVED_PLACE_KEPT_S = 7 * 24 * 3600;
+
+/**
+ * Where `after` stands: the suppression it names, else the place of one removed since that page
+ * was read (so the next page starts after it, rather than again at the first). Null when it
+ * names neither: the first page.
+ */
+async function cursorOf(db: Database, projectId: string, after: string): Promise<{ createdAt: Date; address: string } | null> {
+  const where = { projectId_address: { projectId, address: after.toLowerCase() } };
+  return (await db.suppression.findUnique({ where })) ?? (await db.removedSuppression.findUnique({ where }));
+}
+
 /** Newest first; `after` is the address of the last one seen. */
 async function listSuppressions(db: Database, projectId: string, query: ListQuery) {
-  const cursor = query.after ? await db.suppression.findUnique({ where: { projectId_address: { projectId, address: query.after.toLowerCase() } } }) : null;
+  const cursor = query.after ? await cursorOf(db, projectId, query.after) : null;
   const rows = await db.suppression.findMany({
     where: {
       projectId,
@@ -93,8 +106,15 @@ export const suppressionRoutes = [
     success: { status: 200, description: 'Sends to this address are attempted again.', schema: deletedSchema('suppression') },
     errors: ['not_found'],
     async handler({ params, auth, ctx }) {
-      const { count } = await ctx.db.suppression.deleteMany({ where: { projectId: scopedProjectId(auth), address: params.email } });
-      if (count === 0) throw notFound('suppression');
+      const projectId = scopedProjectId(auth);
+      // Removed with its place kept, in one statement, for a page whose `after` names it; places older than a week are let go.
+      const removed = await ctx.db.$queryRaw<{ address: string }[]>`
+        WITH gone AS (DELETE FROM suppressions WHERE project_id = ${projectId} AND address = ${params.email} RETURNING project_id, address, created_at)
+        INSERT INTO removed_suppressions (project_id, address, created_at) SELECT project_id, address, created_at FROM gone
+        ON CONFLICT (project_id, address) DO UPDATE SET created_at = EXCLUDED.created_at, removed_at = now()
+        RETURNING address`;
+      await ctx.db.$executeRaw`DELETE FROM removed_suppressions WHERE removed_at < now() - make_interval(secs => ${REMOVED_PLACE_KEPT_S})`;
+      if (removed.length === 0) throw notFound('suppression');
       return { object: 'suppression', id: params.email, deleted: true };
     },
   }),
