@@ -1725,7 +1725,10 @@ export interface components {
             createdAt: string;
         };
         MailAddress: {
-            /** @example alice@example.com */
+            /**
+             * @description The address as written; '' for a mailbox given by its name alone (`MAILER DAEMON <>`, a bare local user `foo`).
+             * @example alice@example.com
+             */
             address: string;
             /**
              * @description The display name, decoded; null when the header gives none.
