@@ -75,7 +75,7 @@ describe('a Content-Type that is no media type (RFC 2045 §5.2: text/plain)', ()
     ['a type without a subtype', 'text'],
     ['an empty value', ''],
     ['a slash without a subtype', 'text/'],
-    ['a multipart written without its `;`', 'multipart/mixed boundary=b'],
+    ['a multipart type followed by junk and no boundary', 'multipart/mixed junk'],
   ])('when a part has %s, then it is text/plain: its body is text, not a nameless attachment', async (_what, type) => {
     const parsed = await message(`Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: ${type}\n\nhello\n--b--\n`);
     expect(parsed.text).toBe('hello');
@@ -97,6 +97,15 @@ describe('a Content-Type that is no media type (RFC 2045 §5.2: text/plain)', ()
   test('when a media type is followed by junk instead of a `;`, then that type counts', async () => {
     const parsed = await message('Content-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain charset=utf-8\n\nhi\n--b\nContent-Type: image/png name=a.png\n\npng\n--b--\n');
     expect(parsed.text).toBe('hi');
+    expect(parts(parsed)).toEqual([['image/png', null, 'png']]);
+  });
+
+  test.each([
+    ['its `;` left out and the boundary folded onto the next line', 'multipart/mixed\n\tboundary="bnd"'],
+    ['a comment after the type', 'multipart/mixed (generated); boundary="bnd"'],
+  ])('when a multipart has %s, then it is split by its boundary', async (_what, type) => {
+    const parsed = await message(`Subject: s\nContent-Type: ${type}\n\n--bnd\nContent-Type: text/plain\n\nhello\n--bnd\nContent-Type: image/png\n\npng\n--bnd--\n`);
+    expect(parsed.text).toBe('hello');
     expect(parts(parsed)).toEqual([['image/png', null, 'png']]);
   });
 

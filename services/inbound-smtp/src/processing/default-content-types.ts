@@ -24,8 +24,9 @@ export interface TypingSplitter {
  * can be read, as each part's headers are parsed (before its body is read):
  * - a Content-Type that is no media type (`Content-Type: text`, with no subtype, or empty) is
  *   text/plain, RFC 2045 §5.2's default (message/rfc822 in a digest); mailsplit kept `text` and
- *   the part became a nameless attachment. One followed by junk instead of a `;` (`text/plain
- *   charset=utf-8`) is its leading type, but a multipart so written has no boundary, so is text;
+ *   the part became a nameless attachment. One followed by a comment or by junk instead of a `;`
+ *   (`text/html (markup)`, `text/plain charset=utf-8`) is its leading type, and a multipart so
+ *   written is split by its boundary, one in the junk too (text when it has none);
  * - a part without Content-Type in a multipart/digest is message/rfc822 (RFC 2046 §5.1.5), and
  *   so one attachment holding its bytes, as a declared one is; mailsplit made it text/plain and
  *   the digested message's headers and text became the digest's text;
@@ -76,6 +77,8 @@ export function withDefaultContentTypes(splitter: TypingSplitter, asText: Readon
  */
 const MEDIA_TYPE = /^[^\s/()]+\/[^\s/()]+$/;
 const LEADING_MEDIA_TYPE = /^([^\s/()]+\/[^\s/()]+)[\s(]/;
+// A boundary parameter in what follows such a type: quoted (RFC 2046 §5.1.1: 1–70 characters) or a token.
+const JUNK_BOUNDARY = /\bboundary[ \t]*=[ \t]*(?:"([^"\r\n]{1,70})"|([^\s;"()]{1,70}))/i;
 
 function typeDefaults(node: TypedNode, asText: boolean): void {
   const inDigest = node.parentNode !== false && node.parentNode.multipart === 'digest';
@@ -88,11 +91,15 @@ function typeDefaults(node: TypedNode, asText: boolean): void {
     node.contentType = 'message/rfc822';
     node.rfc822 = true;
   } else if (declared && !MEDIA_TYPE.test(node.contentType || '')) {
-    // `text/html (markup)` is text/html, `text/plain charset=utf-8` text/plain; a multipart written so has no boundary to split by.
-    const leading = LEADING_MEDIA_TYPE.exec(node.contentType || '')?.[1];
-    const type = leading && !leading.startsWith('multipart/') ? leading : inDigest ? 'message/rfc822' : 'text/plain';
-    node.multipart = false;
-    node._boundary = false;
+    // `text/html (markup)` is text/html, `text/plain charset=utf-8` text/plain, `multipart/mixed
+    // boundary="b"` (its `;` left out, the boundary folded onto the next line) split by that boundary.
+    const written = node.contentType || '';
+    const leading = LEADING_MEDIA_TYPE.exec(written)?.[1];
+    const junk = leading?.startsWith('multipart/') ? JUNK_BOUNDARY.exec(written.slice(leading.length)) : null;
+    const boundary = leading?.startsWith('multipart/') ? node._boundary || (junk ? Buffer.from((junk[1] ?? junk[2]) as string) : false) : false;
+    const type = leading && (!leading.startsWith('multipart/') || boundary) ? leading : inDigest ? 'message/rfc822' : 'text/plain';
+    node.multipart = boundary ? type.slice('multipart/'.length) : false;
+    node._boundary = boundary;
     node.contentType = type;
     node.rfc822 = type === 'message/rfc822';
   }

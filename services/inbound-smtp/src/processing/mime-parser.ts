@@ -169,7 +169,9 @@ export class MimeParser extends InternalMailParser {
  * (a flowed text decoded first), to `texts` and `htmls`. Of a multipart/alternative, the versions
  * of one content (RFC 2046 §5.1.4), only the last that has text gives its text, and the last that
  * has HTML its HTML ("the last part is the best"): two text/plain versions (a plain and a flowed
- * one) are not joined into one text. Recursion is bounded by mailsplit's 1,000 parts.
+ * one) are not joined into one text. The text comes from the last version that is text alone,
+ * when one is: an HTML version's text fragment (a footer beside its HTML and images) is no
+ * rendering of the whole. Recursion is bounded by mailsplit's 1,000 parts.
  */
 function collectText(node: PartNode, texts: string[], htmls: string[]): void {
   if (node.flowedDelSp !== undefined) {
@@ -183,16 +185,18 @@ function collectText(node: PartNode, texts: string[], htmls: string[]): void {
     for (const child of node.children) collectText(child, texts, htmls);
     return;
   }
-  let text: string[] = [];
+  let plainVersion: string[] = [];
+  let anyText: string[] = [];
   let html: string[] = [];
   for (const child of node.children) {
     const childTexts: string[] = [];
     const childHtmls: string[] = [];
     collectText(child, childTexts, childHtmls);
-    if (childTexts.length > 0) text = childTexts;
+    if (childTexts.length > 0 && childHtmls.length === 0) plainVersion = childTexts;
+    if (childTexts.length > 0) anyText = childTexts;
     if (childHtmls.length > 0) html = childHtmls;
   }
-  texts.push(...text);
+  texts.push(...(plainVersion.length > 0 ? plainVersion : anyText));
   htmls.push(...html);
 }
 

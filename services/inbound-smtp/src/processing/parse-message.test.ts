@@ -142,6 +142,25 @@ describe('parseMessage', () => {
     expect(parsed.text).toBe('one\ntwo');
   });
 
+  test('when the richer version of an alternative holds a text fragment beside its HTML (a footer), then text is still the plain version', async () => {
+    const raw =
+      'Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: text/plain\r\n\r\nplain\r\n' +
+      '--a\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n--m\r\nContent-Type: text/html\r\n\r\n<p>html</p>\r\n' +
+      '--m\r\nContent-Type: image/png\r\n\r\nimage\r\n--m\r\nContent-Type: text/plain\r\n\r\nfooter\r\n--m--\r\n--a--\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.text).toBe('plain');
+    expect(parsed.html).toBe('<p>html</p>');
+    expect(parsed.attachments.map((a) => a.contentType)).toEqual(['image/png']);
+  });
+
+  test('when no version of an alternative is text alone, then the text comes from the last that has any', async () => {
+    const raw =
+      'Content-Type: multipart/alternative; boundary=a\r\n\r\n--a\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n' +
+      '--m\r\nContent-Type: text/html\r\n\r\n<p>html</p>\r\n--m\r\nContent-Type: text/plain\r\n\r\nfooter\r\n--m--\r\n--a--\r\n';
+    const parsed = await parseMessage(Buffer.from(raw));
+    expect(parsed.text).toBe('footer');
+  });
+
   test('when an address has an A-label domain, then it is kept as written, not shown in Unicode (a homograph of apple.com here)', async () => {
     const raw =
       'From: plain@xn--80ak6aa92e.com\r\nTo: "Team" <team@xn--80ak6aa92e.com>, Grp: g@xn--bcher-kva.example;\r\n' +
