@@ -13,7 +13,22 @@ const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
  * The one rule for the sender's SMTP replies and for bounce reports received by mail; a reply or
  * report without an enhanced code is read by its text first (`enhancedFromBasic`).
  */
-export function bounceSuppressesAddress(enhancedCode: string | null, text: string): boolean {
+export function bounceSuppressesAddress(enhancedCode: string | null, text: string, reply: ReplyPhase = {}): boolean {
   const match = /^5\.1\.(\d{1,3})$/.exec(enhancedCode?.trim() ?? '');
+  if (reply.answeredData && reply.codeFromWords) return false;
   return match !== null && !SENDER_ADDRESS_DETAILS.has(String(Number(match[1]))) && !textContradictsMissingRecipient(text);
+}
+
+/** What is known of the reply a bounce quotes, beyond its code and text. */
+export interface ReplyPhase {
+  /**
+   * It answered DATA or the message's end, so the server had accepted the recipient at RCPT TO.
+   * A "no such user" read from its words alone then does not suppress: NTT docomo's filter
+   * answers a message it refuses with "550 Unknown user …" there, for a mailbox that exists. An
+   * enhanced code written in the reply (a gateway's "550 5.1.1 … (in reply to end of DATA
+   * command)") is taken as written.
+   */
+  answeredData?: boolean;
+  /** The 5.1.x was read from the reply's words (`enhancedFromBasic`), not written in it. */
+  codeFromWords?: boolean;
 }

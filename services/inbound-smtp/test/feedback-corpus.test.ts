@@ -174,6 +174,9 @@ const EXPECTED: Expectation[] = [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'gone@gw.example.edu'],
       ['4.4.1', 'delayed', 'email.delivery_delayed', null, 'Connection timed out', 'slow@later.example.edu'],
     ] },
+  { file: 'postfix-unknown-user-after-data.eml', kind: 'dsn', format: 'rfc3464', messageId: '<pf-0078@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Unknown user', 'hanako@docomo.example.ne.jp'],
+    ] },
   { file: 'rfc3464-recipients-without-blank-lines.eml', kind: 'dsn', format: 'rfc3464', messageId: '<aol-0074@acme.test>', verp: true, recipients: [
       ['5.2.2', 'failed', 'email.bounced', 'soft', null, 'stuffed@aol.example'],
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'Recipient address rejected', 'gone@aol.example'],
@@ -200,6 +203,9 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'sendmail-report-without-boundaries.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0075@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'mail.local: unknown user: taro', 'taro@example.jp'],
+    ] },
+  { file: 'sendmail-unknown-user-after-data.eml', kind: 'dsn', format: 'rfc3464', messageId: '<sm-0079@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'Unknown user', 'taro@docomo.example.ne.jp'],
     ] },
   { file: 'sendmail-text-class-code.eml', kind: 'dsn', format: 'sendmail', messageId: '<sm-0056@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'left@old.example.com'],
@@ -363,6 +369,13 @@ describe('feedback corpus', () => {
     ['dragonfly-host-not-found.eml', 'someone@gone.example', '5.1.2'],
   ])('when %s says the recipient or its domain does not exist without a specific code, then the address is suppressed', async (file, address, code) => {
     expect(reportOutcome(await read(file), address)).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true, smtp: { enhanced_code: code } });
+  });
+
+  test.each([
+    ['postfix-unknown-user-after-data.eml', 'hanako@docomo.example.ne.jp'],
+    ['sendmail-unknown-user-after-data.eml', 'taro@docomo.example.ne.jp'],
+  ])('when %s quotes "550 Unknown user" with no enhanced code in reply to DATA (NTT docomo’s filter), then it bounces without suppressing', async (file, address) => {
+    expect(reportOutcome(await read(file), address)).toMatchObject({ kind: 'bounced', suppress: false });
   });
 
   test.each(['auto-reply-exchange-fr.eml', 'auto-reply-german-subject.eml'])('when %s (a vacation reply in another language) arrives, then it is an automatic reply, no outcome', async (file) => {

@@ -1,7 +1,7 @@
 import { TEXT_FORMATS } from './formats';
 import type { DsnRecipient, Report } from './report';
 import type { ReportMessage } from './report-message';
-import { isClassOnly } from './status-codes';
+import { findEnhancedCode, isClassOnly, saysAnsweredData } from './status-codes';
 
 type DsnReport = Extract<Report, { kind: 'dsn' }>;
 
@@ -12,21 +12,34 @@ type DsnReport = Extract<Report, { kind: 'dsn' }>;
  * For such recipients the text families' reading of the same message (formats/index.ts
  * `TEXT_FORMATS`) gives the diagnostic, and the status where the Status field is missing or says
  * only its class (`5.0.0`), in the same class: the structured part's Action and class stand.
- * A recipient is matched by address, or as the only recipient of both readings.
+ * A recipient is matched by address, or as the only recipient of both readings. The text also
+ * says whether the reply answered DATA (`answeredData`), where that matters (`phaseMatters`).
  */
 export function withNotificationText(report: DsnReport, message: ReportMessage): DsnReport {
-  if (report.recipients.every((r) => r.diagnostic !== null)) return report;
+  if (!report.recipients.some((r) => r.diagnostic === null || phaseMatters(r))) return report;
   const text = textReading(message);
   if (text === null) return report;
   const recipients = report.recipients.map((recipient) => {
-    if (recipient.diagnostic !== null) return recipient;
     const told = counterpart(recipient, report.recipients.length, text.recipients);
-    if (!told?.diagnostic) return recipient;
+    if (!told) return recipient;
+    const answeredData = told.answeredData === true || saysAnsweredData(told.diagnostic ?? '');
+    const withPhase = answeredData && phaseMatters(recipient) ? { ...recipient, answeredData } : recipient;
+    if (recipient.diagnostic !== null || !told.diagnostic) return withPhase;
     const { status } = recipient;
     const refine = told.status !== null && (status === null || (isClassOnly(status) && told.status[0] === status[0]));
-    return { ...recipient, status: refine ? told.status : status, diagnostic: told.diagnostic };
+    return { ...withPhase, status: refine ? told.status : status, diagnostic: told.diagnostic };
   });
   return { ...report, recipients };
+}
+
+/**
+ * Whether which command the reply answered could change the outcome: a 5.1.x status with no
+ * enhanced code in the diagnostic (read from its words; see bounceSuppressesAddress). The text
+ * part says it where the Diagnostic-Code does not: Postfix's "(in reply to end of DATA command)",
+ * sendmail's `>>> DATA` before the reply.
+ */
+function phaseMatters(recipient: DsnRecipient): boolean {
+  return recipient.status?.startsWith('5.1.') === true && findEnhancedCode(recipient.diagnostic ?? '') === null;
 }
 
 /** The first text family's reading of the message, when one reads it as a bounce. */

@@ -9,6 +9,8 @@ export interface DsnRecipient {
   /** The address the report names; the caller trusts the VERP address over this. */
   finalRecipient?: string;
   originalRecipient?: string;
+  /** The quoted reply answered DATA or the message's end (the recipient was accepted at RCPT), as the report's text says. */
+  answeredData?: boolean;
 }
 
 export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';

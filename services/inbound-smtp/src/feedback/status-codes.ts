@@ -112,3 +112,12 @@ export function actionFromStatus(status: string | null): 'failed' | 'delayed' | 
   if (status?.startsWith('4.')) return 'delayed';
   return 'failed';
 }
+
+// How MTAs say which command a quoted reply answered, when it was the message itself: Postfix's
+// "(in reply to end of DATA command)", Exim's "SMTP error from remote mail server after end of data".
+const REPLY_TO_DATA = /\bin reply to (?:end of )?DATA command\b|\bafter (?:pipelined )?(?:end of data|DATA)\b/i;
+
+/** True when the text says the reply it quotes answered DATA or the message's end. */
+export function saysAnsweredData(text: string): boolean {
+  return REPLY_TO_DATA.test(text);
+}

@@ -3,7 +3,7 @@
 import { bounceSuppressesAddress, normalizeAddress, type SmtpReplyData } from '@mailroom/core';
 import type { FeedbackOutcome } from '@mailroom/db';
 import { classifyBounce, type DsnRecipient, type FeedbackType, type Report } from '../feedback/read-report';
-import { findBasicCode } from '../feedback/status-codes';
+import { findBasicCode, findEnhancedCode, saysAnsweredData } from '../feedback/status-codes';
 
 /** Feedback types that are complaints; `not-spam` and `auth-failure` are not (RFC 6650, 6591). */
 const COMPLAINT_TYPES: ReadonlySet<FeedbackType> = new Set(['abuse', 'fraud', 'other', 'virus']);
@@ -58,8 +58,9 @@ const QUOTES_OUR_RETURN_PATH = /<bounces\+[\w-]{1,80}@/i;
 
 /**
  * One DSN block as an outcome: failed or 5.x.x → bounced (type per classifyBounce; suppressing
- * only where the sender's rule says, see bounceSuppressesAddress, and never for a reply to our
- * MAIL FROM), delayed → deferred, delivered/relayed/expanded → null.
+ * only where the sender's rule says, see bounceSuppressesAddress, never for a reply to our
+ * MAIL FROM, nor for a reply to DATA whose 5.1.x comes from its words alone), delayed →
+ * deferred, delivered/relayed/expanded → null.
  */
 export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   const { event, bounceType } = classifyBounce(block.status, block.action);
@@ -71,8 +72,10 @@ export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
     message: reply.text ?? `Action: ${block.action}${block.status ? `, Status: ${block.status}` : ''}`,
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
-  const aboutOurSender = REPLY_TO_MAIL_FROM.test(block.diagnostic ?? '') || QUOTES_OUR_RETURN_PATH.test(block.diagnostic ?? '');
-  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status, block.diagnostic ?? '') && !aboutOurSender };
+  const diagnostic = block.diagnostic ?? '';
+  const aboutOurSender = REPLY_TO_MAIL_FROM.test(diagnostic) || QUOTES_OUR_RETURN_PATH.test(diagnostic);
+  const phase = { answeredData: block.answeredData === true || saysAnsweredData(diagnostic), codeFromWords: findEnhancedCode(diagnostic) === null };
+  return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status, diagnostic, phase) && !aboutOurSender };
 }
 
 /** A report nobody can read: a soft bounce with no code, its text kept (never a guessed hard bounce). */

@@ -68,6 +68,11 @@ describe('classifySmtpResult', () => {
     expect(rejected('550 5.1.1 User unknown', 'DATA', 'EMESSAGE')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: true });
   });
 
+  it('when the reply to DATA says "Unknown user" with no enhanced code (NTT docomo\'s filter), then it bounces without suppressing: the recipient was accepted at RCPT', () => {
+    expect(rejected('550 Unknown user ann@docomo.example', 'DATA', 'EMESSAGE')).toMatchObject({ kind: 'bounced', bounceType: 'hard', suppress: false, code: '5.1.1' });
+    expect(rejected('550 Unknown user ann@docomo.example', 'RCPT TO')).toMatchObject({ kind: 'bounced', suppress: true });
+  });
+
   it('when the server answers 503 (bad sequence), then it is deferred: a new session can succeed', () => {
     expect(rejected('503 5.5.1 Error: need MAIL command')).toMatchObject({ kind: 'deferred' });
   });

@@ -1,4 +1,4 @@
-import { bounceSuppressesAddress, replyStatus } from '@mailroom/core';
+import { bounceSuppressesAddress, type ReplyPhase, replyStatus } from '@mailroom/core';
 import { CANNOT_DOWNGRADE } from '../message/downgrade-to-7bit';
 import type { BounceType, DeliveryOutcome, SmtpReply } from './outcome';
 import { parseRetryAfterSeconds } from './parse-retry-after';
@@ -140,7 +140,7 @@ export function classifySmtpResult(result: SmtpResult): DeliveryOutcome {
       // Even a 5xx greeting or a refused login says nothing about this recipient or message.
       return { kind: 'deferred', smtp: reply, error: message, retryAfterSeconds: parseRetryAfterSeconds(reply.message) };
     }
-    return classifyReply(reply, message, { senderRejected: error.command === 'MAIL FROM' });
+    return classifyReply(reply, message, { senderRejected: error.command === 'MAIL FROM', answeredData: error.command === 'DATA' });
   }
 
   // nodemailer refused the envelope itself, before any server saw it.
@@ -166,7 +166,7 @@ export function classifySmtpResult(result: SmtpResult): DeliveryOutcome {
 export function classifyReply(
   reply: SmtpReply,
   error: string,
-  context: { senderRejected?: boolean } = {},
+  context: { senderRejected?: boolean; answeredData?: boolean } = {},
 ): DeliveryOutcome {
   const replyClass = reply.code !== null ? Math.floor(reply.code / 100) : Number(reply.enhancedCode?.charAt(0));
   if (replyClass === 2) {
@@ -179,17 +179,18 @@ export function classifyReply(
   // A reply without an enhanced code ("550 No such user here") is read by its text, as a bounce
   // report by mail is. The reply keeps the codes it came with.
   const enhancedCode = replyStatus(reply.code, reply.enhancedCode, reply.message);
-  const { bounceType, suppress } = bounceClass(enhancedCode, reply.message, context.senderRejected === true);
+  const phase: ReplyPhase = { answeredData: context.answeredData === true, codeFromWords: reply.enhancedCode === null };
+  const { bounceType, suppress } = bounceClass(enhancedCode, reply.message, context.senderRejected === true, phase);
   return { kind: 'bounced', smtp: reply, bounceType, suppress, code: enhancedCode };
 }
 
-function bounceClass(enhancedCode: string | null, text: string, senderRejected: boolean): { bounceType: BounceType; suppress: boolean } {
+function bounceClass(enhancedCode: string | null, text: string, senderRejected: boolean, phase: ReplyPhase): { bounceType: BounceType; suppress: boolean } {
   const [, subject] = (enhancedCode ?? '').split('.');
   switch (subject) {
     case '1': {
       // A refused MAIL FROM is about our sender, whatever its code; else the shared rule (5.1.7/5.1.8
-      // never suppress, nor a text that blames a policy or our side).
-      return { bounceType: 'hard', suppress: !senderRejected && bounceSuppressesAddress(enhancedCode, text) };
+      // never suppress, nor a text that blames a policy or our side, nor words alone after DATA).
+      return { bounceType: 'hard', suppress: !senderRejected && bounceSuppressesAddress(enhancedCode, text, phase) };
     }
     case '7':
       return { bounceType: 'policy', suppress: false };

@@ -44,6 +44,9 @@ export const sendmail: ReportFormat = {
       }
     }
     if (recipients.length === 0) return null;
+    for (const recipient of recipients) {
+      if (recipient.finalRecipient && replyAnsweredData(transcript, recipient.finalRecipient)) recipient.answeredData = true;
+    }
     return { kind: 'dsn', recipients, original: findOriginal(message, end), format: 'sendmail' };
   },
 };
@@ -52,6 +55,23 @@ export const sendmail: ReportFormat = {
 function replyFor(transcript: string, address: string): string | undefined {
   const lines = transcript.split('\n').filter((l) => /^(?:<<< )?[45]\d\d[ -]/.test(l.trim()));
   return (lines.find((l) => l.toLowerCase().includes(address.toLowerCase())) ?? lines.at(-1))?.trim();
+}
+
+/**
+ * Whether the transcript's remote reply about the address (the one naming it, else the last)
+ * answered the message: the command sent before it was `>>> DATA` or the `>>> .` that ends the
+ * message (`>>> DATA⏎<<< 550 Unknown user a@x`).
+ */
+function replyAnsweredData(transcript: string, address: string): boolean {
+  const lines = transcript.split('\n').map((l) => l.trim());
+  const replies = lines.flatMap((l, i) => (/^<<< [45]\d\d[ -]/.test(l) ? [i] : []));
+  const at = replies.find((i) => lines[i]?.toLowerCase().includes(address.toLowerCase())) ?? replies.at(-1);
+  if (at === undefined) return false;
+  for (let i = at - 1; i >= 0; i -= 1) {
+    const line = lines[i] ?? '';
+    if (line.startsWith('>>>')) return /^>>> (?:DATA|\.)$/i.test(line);
+  }
+  return false;
 }
 
 /**
