@@ -85,6 +85,18 @@ describe('the gateway under a request body budget', () => {
     const [statusLine] = (await text(socket)).split('\r\n');
     expect(statusLine).toBe('HTTP/1.1 422 Unprocessable Entity');
 
+    // A refused client that goes on sending its whole body still reads the answer, and its
+    // connection is not reset under it: the rest is read and dropped, nothing held.
+    const persistent = post(20 * MB, Buffer.alloc(MB, 0x20));
+    const errors: string[] = [];
+    persistent.req.on('error', (err: NodeJS.ErrnoException) => errors.push(err.code ?? err.message));
+    const rest = Buffer.alloc(MB, 0x20);
+    for (let i = 1; i < 20; i += 1) await new Promise<void>((resolve) => persistent.req.write(rest, () => resolve()));
+    await new Promise<void>((resolve) => persistent.req.end(() => resolve()));
+    expect((await persistent.answered).status).toBe(503);
+    expect(errors).toEqual([]);
+    expect(await buffered()).toBe(30 * MB);
+
     big.req.destroy();
     await until(async () => (await buffered()) === 0, 5_000, 'the big body to be given back');
     const again = post(20 * MB, Buffer.from(JSON.stringify({ from: 'a@acme.test', to: 'b@example.com', subject: 'Hi', text: 'x'.repeat(20 * MB - 200) }).padEnd(20 * MB)));

@@ -39,8 +39,8 @@ export interface JsonBodyReaderOptions {
  * A JSON body reader with a size limit (applied to the inflated size when the body is
  * compressed) and a deadline for the whole body, so a client that stops sending, or sends a
  * short Content-Length, is answered 408 `request_timeout` rather than held open. A body the
- * budget cannot hold now is not read: 503 `service_unavailable` with `Retry-After`, and the
- * connection closes. `onTimeout` runs when the deadline passes.
+ * budget cannot hold now is not read: 503 `service_unavailable` with `Retry-After`, and what
+ * the client still sends of it is dropped. `onTimeout` runs when the deadline passes.
  */
 export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
   // Not strict: any JSON value is parsed, so a body of the wrong type (`null`, `"x"`) is a
@@ -53,8 +53,10 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
     const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
     if (budget && bytes > 0) {
       if (!budget.take(bytes)) {
+        // Not `Connection: close`: the body a client goes on sending is then read and dropped as
+        // it comes (no memory held; the server's requestTimeout bounds it), so a client sending a
+        // large body reads this answer, where a close mid-body would reset its connection first.
         res.setHeader('Retry-After', '1');
-        res.setHeader('Connection', 'close');
         return Promise.reject(new MailroomError('service_unavailable', 'The server holds as many request bodies as it can; retry in a moment.'));
       }
       res.once('close', () => budget.release(bytes));
