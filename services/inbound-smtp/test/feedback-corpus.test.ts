@@ -63,8 +63,14 @@ const EXPECTED: Expectation[] = [
   { file: 'exim-bare-local-part.eml', kind: 'dsn', format: 'exim', messageId: '<exim-0071@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox does not exist', 'clerk@office.example.net'],
     ] },
+  { file: 'exim-address-unindented.eml', kind: 'dsn', format: 'exim', messageId: '<ex-0083@acme.test>', verp: true, recipients: [
+      ['5.2.2', 'failed', 'email.bounced', 'soft', 'quota exceeded', 'voll@example.de'],
+    ] },
   { file: 'exim-delay-warning.eml', kind: 'dsn', format: 'exim', messageId: null, verp: false, recipients: [
       ['4.3.0', 'delayed', 'email.delivery_delayed', null, 'Temporary lookup failure', 'busy@example.org'],
+    ] },
+  { file: 'exim-explanation-after-blank-line.eml', kind: 'dsn', format: 'exim', messageId: '<ex-0082@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', '550 user unknown', 'verlassen@example.de'],
     ] },
   { file: 'exim-gmx-quoted-addresses.eml', kind: 'dsn', format: 'exim', messageId: '<gmx-0049@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'gone@example.net'],
@@ -108,6 +114,9 @@ const EXPECTED: Expectation[] = [
   { file: 'hotmail-classic-text.eml', kind: 'dsn', format: 'hotmail', messageId: null, verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'mailbox unavailable', 'nobody@hotmail.com'],
     ] },
+  { file: 'hmailserver-remote-server-replied.eml', kind: 'dsn', format: 'exchange', messageId: null, verp: false, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'roland@example.com'],
+    ] },
   { file: 'imail-invalid-userid.eml', kind: 'dsn', format: 'imail', messageId: '<im-0063@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'Invalid final delivery userid', 'vanished@imail.example.com'],
     ] },
@@ -128,6 +137,9 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'opensmtpd-domain-does-not-exist.eml', kind: 'dsn', format: 'opensmtpd', messageId: '<os-0067@acme.test>', verp: true, recipients: [
       ['5.1.2', 'failed', 'email.bounced', 'hard', 'Domain does not exist', 'someone@no-such-domain.example'],
+    ] },
+  { file: 'mdaemon-no-such-user.eml', kind: 'dsn', format: 'mdaemon', messageId: '<md-0080@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', 'no such user here', 'nadie@example.com.py'],
     ] },
   { file: 'opensmtpd-dsn-without-diagnostic.eml', kind: 'dsn', format: 'rfc3464', messageId: '<os-0068@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown in virtual mailbox table', 'left@example.net'],
@@ -234,6 +246,10 @@ const EXPECTED: Expectation[] = [
     ] },
   { file: 'x1-text.eml', kind: 'dsn', format: 'x1', messageId: '<x1-0062@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'missing@example.org'],
+    ] },
+  { file: 'yahoo-classic.eml', kind: 'dsn', format: 'yahoo', messageId: '<yc-0081@acme.test>', verp: true, recipients: [
+      ['5.1.1', 'failed', 'email.bounced', 'hard', "doesn't have a yahoo.com account", 'gone.user@yahoo.com'],
+      ['5.2.1', 'failed', 'email.bounced', 'soft', 'disabled or discontinued', 'closed.user@yahoo.com'],
     ] },
   { file: 'yahoo-text-remote.eml', kind: 'dsn', format: 'yahoo', messageId: '<yh-0032@acme.test>', verp: true, recipients: [
       ['5.7.1', 'failed', 'email.bounced', 'policy', 'Relay access denied', 'blocked@example.net'],

@@ -37,13 +37,21 @@ export const exchange: ReportFormat = {
       }
     }
     if (recipients.length === 0) {
-      // Exchange 2003: "addr on <date>" then indented explanation ending "<host #5.1.1>".
+      // Exchange 2003: "addr on <date>" then indented explanation ending "<host #5.1.1>";
+      // hMailServer the address alone under "could not be reached:", then indented lines ending
+      // "Remote server replied: 550 5.1.1 …", which is the diagnostic.
+      const reached = lines.findIndex((l) => /^The following recipient\(s\) could not be reached:/.test(l));
       for (let i = 0; i < lines.length; i++) {
-        const address = ADDRESS_2003.exec(lines[i] ?? '')?.[1];
+        const dated = ADDRESS_2003.exec(lines[i] ?? '')?.[1];
+        const address = dated ?? (reached >= 0 && i > reached ? ADDRESS.exec(lines[i] ?? '')?.[1] : undefined);
         if (!address) continue;
         const body: string[] = [];
-        for (let j = i + 1; j < lines.length && /^(?: {4,}|\t)\s*\S/.test(lines[j] ?? ''); j++) body.push(lines[j] ?? '');
-        const explanation = body.join('\n');
+        for (let j = i + 1; j < lines.length && /^(?: {3,}|\t)\s*\S/.test(lines[j] ?? ''); j++) body.push(lines[j] ?? '');
+        if (!dated && body.length === 0) continue;
+        // An address quoted in the explanation (`hMailServer sent: RCPT TO:<a@x>`) starts no block.
+        i += body.length;
+        const replied = body.map((l) => /^\s*Remote server replied:\s*(.+)$/i.exec(l)?.[1]).find((r) => r !== undefined);
+        const explanation = replied ?? body.join('\n');
         const status = NOT_RECOGNIZED.test(explanation) && !/[245]\.\d{1,3}\.\d{1,3}/.test(explanation) ? { status: '5.1.1' } : {};
         recipients.push(textRecipient(address, explanation, { action, permanent: !delayed, ...status }));
       }

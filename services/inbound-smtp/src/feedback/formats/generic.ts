@@ -10,7 +10,7 @@ import { type ReportFormat, textRecipient } from './format';
 // quoted code this returns nothing and the report stays unknown (a soft bounce, code null).
 // When lines with codes name different addresses, each address gets its own line as a block,
 // so one recipient's reply is never read as another's.
-const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)/i;
+const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)|\bmdaemon@/i;
 // English, then the subjects localized Exchange, Notes and Exim installations write
 // (German, French, Spanish, Italian, Dutch, Portuguese, Swedish/Norwegian/Danish, Polish).
 export const BOUNCE_WORDS =

@@ -11,6 +11,7 @@ import { generic } from './generic';
 import { gmail } from './gmail';
 import { hotmail } from './hotmail';
 import { imail } from './imail';
+import { mdaemon } from './mdaemon';
 import { notes } from './notes';
 import { opensmtpd } from './opensmtpd';
 import { postfix } from './postfix';
@@ -28,7 +29,7 @@ export type { ReportFormat } from './format';
  * The plain-text bounce families, each recognised by its own fixed sentences. Also read beside a
  * delivery-status part that gives a recipient no diagnostic (notification-text.ts).
  */
-export const TEXT_FORMATS: readonly ReportFormat[] = [qmail, exim, postfix, sendmail, exchange, hotmail, gmail, yahoo, domino, courier, opensmtpd, dragonfly, imail, notes, verizon, zoho, x1];
+export const TEXT_FORMATS: readonly ReportFormat[] = [qmail, exim, postfix, sendmail, exchange, hotmail, gmail, yahoo, domino, courier, opensmtpd, dragonfly, mdaemon, imail, notes, verizon, zoho, x1];
 
 /**
  * Every family, in the order readReport tries them; the first that reads the message wins.
