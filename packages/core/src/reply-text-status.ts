@@ -21,7 +21,7 @@ const NO_SUCH_USER =
 const MAILBOX_DISABLED =
   /(?:mailbox|account|user|address|recipient)\b[^;]{0,40}\b(?:disabled|deactivated|inactive|discontinued|closed|no longer (?:active|in use))/i;
 const MAILBOX_FULL =
-  /mailbox (?:is )?full|over ?quota|quota exceeded|exceeded (?:storage|quota)|exceeds? (?:its |the |their )?(?:storage |mailbox )?quota|insufficient (?:system )?storage|out of storage|mailbox size limit|mail ?file is full/i;
+  /mailbox (?:is )?full|full mailbox|over ?quota|quota exceeded|exceeded (?:storage|quota)|exceeds? (?:its |the |their )?(?:storage |mailbox )?quota|insufficient (?:system )?storage|out of storage|mailbox size limit|mail ?file is full/i;
 // The message is too big (RFC 3463 X.3.4).
 const MESSAGE_TOO_BIG =
   /message (?:is )?too (?:big|large)|message size (?:exceeds|too|limit)|(?:exceeds|exceeded) (?:the |our |my )?(?:fixed |maximum |max )?(?:maximum )?(?:message )?size|databytes|too much mail data|message length exceeds/i;

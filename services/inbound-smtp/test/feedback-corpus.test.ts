@@ -39,6 +39,12 @@ const EXPECTED: Expectation[] = [
   { file: 'courier.eml', kind: 'dsn', format: 'courier', messageId: '<cr-0035@acme.test>', verp: true, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'User unknown', 'nobody@example.org'],
     ] },
+  { file: 'delay-postponed-full-mailbox.eml', kind: 'dsn', format: 'generic', messageId: '<dp-0086@acme.test>', verp: true, recipients: [
+      ['4.2.2', 'delayed', 'email.delivery_delayed', null, 'postponed due to a full mailbox', 'crammed@example.org'],
+    ] },
+  { file: 'delay-warning-without-code.eml', kind: 'dsn', format: 'generic', messageId: null, verp: false, recipients: [
+      ['4.0.0', 'delayed', 'email.delivery_delayed', null, 'has not yet been delivered', 'later@example.com'],
+    ] },
   { file: 'domino.eml', kind: 'dsn', format: 'domino', messageId: null, verp: false, recipients: [
       ['5.1.1', 'failed', 'email.bounced', 'hard', 'not listed in Domino Directory', 'nobody@notes.example.com'],
     ] },

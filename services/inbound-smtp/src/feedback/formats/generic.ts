@@ -1,4 +1,6 @@
+import { enhancedFromBasic } from '@mailroom/core';
 import { hasVacationPrefix, quotesSmtpReply } from '../auto-reply';
+import type { Report } from '../report';
 import { findOriginal, type ReportMessage } from '../report-message';
 import { findBasicCode, findEnhancedCode } from '../status-codes';
 import { type ReportFormat, textRecipient } from './format';
@@ -6,8 +8,9 @@ import { type ReportFormat, textRecipient } from './format';
 // The last resort for bounces in no known family: a message that says it is a bounce (from
 // MAILER-DAEMON or postmaster, or a subject such as "Undeliverable" or "Returned mail") and
 // quotes an SMTP reply with a code. The first line quoting a failure (4.x.x, 5.x.x, a basic code
-// of 400 or more; else the first with any code) is the diagnostic. Without a
-// quoted code this returns nothing and the report stays unknown (a soft bounce, code null).
+// of 400 or more; else the first with any code) is the diagnostic. Without a quoted code this
+// returns nothing and the report stays unknown (a soft bounce, code null), unless it says
+// delivery will be tried again: a delay (delayNotice).
 // When lines with codes name different addresses, each address gets its own line as a block,
 // so one recipient's reply is never read as another's.
 const FROM = /mailer-daemon|postmaster|mail delivery (?:system|subsystem)|\bmdaemon@/i;
@@ -39,7 +42,7 @@ export const generic: ReportFormat = {
     const failures = coded.filter(isFailureLine);
     const lines = failures.length > 0 ? failures : coded;
     const [line] = lines;
-    if (line === undefined) return null;
+    if (line === undefined) return delayNotice(message);
     const perAddress = new Map<string, string>();
     for (const l of lines.slice(0, MAX_CODE_LINES)) {
       const address = findAddress(l);
@@ -55,6 +58,23 @@ export const generic: ReportFormat = {
     return { kind: 'dsn', recipients, original: findOriginal(message), format: 'generic' };
   },
 };
+
+// A notice that the message is not delivered yet and will be tried again ("Warning: message has
+// not yet been delivered", "Delivery attempts will continue to be made for 5 day(s)", "has been
+// postponed due to a full mailbox … We will continue to try"), written with no code.
+const DELAY_NOTICE =
+  /has not yet been delivered|this is (?:just )?a warning|delivery attempts will continue|will continue (?:to )?(?:try|attempt)(?:ing)?|has been postponed|advisory[- ]only/i;
+
+/**
+ * A bounce-like message quoting no code that says delivery is still being tried: a delay for the
+ * address it names (4.2.2 when it says the mailbox is full, else 4.0.0), not a failure.
+ */
+function delayNotice(message: ReportMessage): Report | null {
+  if (!DELAY_NOTICE.test(message.text)) return null;
+  // Such a notice is short; its opening is the explanation.
+  const recipient = textRecipient(findAddress(message.text), message.text.slice(0, 600), { action: 'delayed', status: enhancedFromBasic(400, message.text) });
+  return { kind: 'dsn', recipients: [recipient], original: findOriginal(message), format: 'generic' };
+}
 
 /** A line quoting a failure: an enhanced code of class 4 or 5, or else a basic code of 400 or more. */
 function isFailureLine(line: string): boolean {
