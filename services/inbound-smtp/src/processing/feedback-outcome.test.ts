@@ -69,9 +69,11 @@ describe('dsnOutcome', () => {
     ['Exim: our MAIL FROM refused, our domain unknown there', '5.1.0', 'SMTP error from remote mail server after MAIL FROM:<bounces+x@acme.test> SIZE=1234: 553 5.1.0 <bounces+x@acme.test>... Domain of sender address acme.test does not exist', 'hard', false],
     ['Postfix: a reply to our MAIL FROM', '5.1.8', 'host mx.example.test[192.0.2.1] said: 553 5.1.8 <bounces+x@acme.test>: Sender address rejected: Domain not found (in reply to MAIL FROM command)', 'hard', false],
     ['a reply quoting our return path, the command left out', '5.1.0', '553 5.1.0 <bounces+rcpt_01jf8x2k9m3n4p5q6r7s8t9v0w-3f2a9c1b7e4d@bounce.acme.test>... Address rejected', 'hard', false],
+    ['sendmail: our sender domain said not to exist, the command left out', '5.1.0', '553 5.1.0 <bounce.acme.test> does not exist', 'hard', false],
+    ['sendmail: the recipient domain said not to exist', '5.1.2', '553 5.1.2 <example.test> does not exist', 'hard', true],
     ['Postfix: a reply to RCPT TO', '5.1.1', 'host mx.example.test[192.0.2.1] said: 550 5.1.1 <x@example.test>: Recipient address rejected: User unknown (in reply to RCPT TO command)', 'hard', true],
   ])('when the report is %s, then it bounces %s, suppress %s', (_what, status, diagnostic, bounceType, suppress) => {
-    expect(dsnOutcome(block({ status, diagnostic }))).toMatchObject({ kind: 'bounced', bounceType, suppress, smtp: { enhanced_code: status } });
+    expect(dsnOutcome(block({ status, diagnostic, finalRecipient: 'x@example.test' }))).toMatchObject({ kind: 'bounced', bounceType, suppress, smtp: { enhanced_code: status } });
   });
 
   test('when delivered or relayed, then no outcome', () => {

@@ -1,5 +1,6 @@
 // What a received report does to the one recipient it is about (DESIGN §7 "Feedback"): pure
 // functions from a read report (../feedback/read-report) to the outcome recordOutcomes applies.
+import { domainToASCII } from 'node:url';
 import { bounceSuppressesAddress, normalizeAddress, type SmtpReplyData } from '@mailroom/core';
 import type { FeedbackOutcome } from '@mailroom/db';
 import { classifyBounce, type DsnRecipient, type FeedbackType, type Report } from '../feedback/read-report';
@@ -55,6 +56,17 @@ const REPLY_TO_MAIL_FROM = /\bafter MAIL FROM\b|\bin reply to MAIL FROM command\
 // about that address, our sender, even where the report leaves out which command it answered
 // (Cox's "<bounces+…> sender rejected", a sendmail "553 5.1.0 <bounces+…>... Address rejected").
 const QUOTES_OUR_RETURN_PATH = /<bounces\+[\w-]{1,80}@/i;
+// A domain said not to exist, named alone (`553 5.1.0 <acme.test> does not exist`): sendmail's
+// answer to a MAIL FROM whose domain it cannot resolve, which a report may quote without saying
+// it answered MAIL FROM. About the recipient only when it is the recipient's domain.
+const DOMAIN_DOES_NOT_EXIST = /<([a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8})>:? does ?n[o']t exist/i;
+
+/** True when the diagnostic says a domain that is not the recipient's does not exist. */
+function namesAnotherDomain(block: DsnRecipient, diagnostic: string): boolean {
+  const named = DOMAIN_DOES_NOT_EXIST.exec(diagnostic)?.[1];
+  const ours = [block.finalRecipient, block.originalRecipient].flatMap((a) => (a?.includes('@') ? [domainToASCII(a.slice(a.lastIndexOf('@') + 1))] : []));
+  return named !== undefined && ours.length > 0 && !ours.includes(domainToASCII(named));
+}
 
 /**
  * One DSN block as an outcome: failed or 5.x.x → bounced (type per classifyBounce; suppressing
@@ -73,7 +85,7 @@ export function dsnOutcome(block: DsnRecipient): FeedbackOutcome | null {
   };
   if (event === 'email.delivery_delayed') return { kind: 'deferred', smtp, error: smtp.message };
   const diagnostic = block.diagnostic ?? '';
-  const aboutOurSender = REPLY_TO_MAIL_FROM.test(diagnostic) || QUOTES_OUR_RETURN_PATH.test(diagnostic);
+  const aboutOurSender = REPLY_TO_MAIL_FROM.test(diagnostic) || QUOTES_OUR_RETURN_PATH.test(diagnostic) || namesAnotherDomain(block, diagnostic);
   const phase = { answeredData: block.answeredData === true || saysAnsweredData(diagnostic), codeFromWords: findEnhancedCode(diagnostic) === null };
   return { kind: 'bounced', smtp, bounceType: bounceType ?? 'soft', suppress: bounceSuppressesAddress(block.status, diagnostic, phase) && !aboutOurSender };
 }
