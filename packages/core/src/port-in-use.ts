@@ -48,3 +48,20 @@ export async function listenOn(server: Server, port: number, host: string, varia
     throw portInUseError(err, variable) ?? err;
   }
 }
+
+/**
+ * `listenOn` every address of the host, IPv6 and IPv4: `::`, which Node opens dual-stack (an
+ * IPv4 peer shows as `::ffff:a.b.c.d`), else `0.0.0.0` on a host without IPv6. For a service
+ * the internet connects to directly, such as the MX, which peers reach over IPv6 when its name
+ * has an AAAA record.
+ */
+export async function listenOnEveryAddress(server: Server, port: number, variable: string): Promise<void> {
+  try {
+    await listenOn(server, port, '::', variable);
+  } catch (err) {
+    const code = (err as { code?: unknown } | null)?.code;
+    if (code !== 'EAFNOSUPPORT' && code !== 'EADDRNOTAVAIL') throw err;
+    await listenOn(server, port, '0.0.0.0', variable);
+  }
+}
+

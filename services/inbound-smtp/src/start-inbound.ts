@@ -63,7 +63,7 @@ export async function startInbound(config: Readonly<Config>, options: InboundOpt
   const workerRedis = role === 'smtp' ? undefined : createRedis(config.redisUrl, 'worker', { logger, role: 'workers' });
   try {
     if (role !== 'processing') {
-      mx = await startMx({ config, backends, verp, registry, logger: logger.child({ component: 'smtp' }), host: options.host ?? '0.0.0.0' });
+      mx = await startMx({ config, backends, verp, registry, logger: logger.child({ component: 'smtp' }), host: options.host });
     }
     if (workerRedis) {
       processing = await startProcessing({ config, pool, maintenancePool: backends.maintenancePool, redis: workerRedis, producerRedis: redis, logger, verp, registry });

@@ -19,10 +19,13 @@ export interface TestMx {
 }
 
 /** The real MX (the function main.ts calls) on a port of its own and a fresh database. */
-export async function startTestMx(options: { env?: Record<string, string>; database?: TestDatabase; label?: string; drainTimeoutMs?: number } = {}): Promise<TestMx> {
+export async function startTestMx(
+  options: { env?: Record<string, string>; database?: TestDatabase; label?: string; drainTimeoutMs?: number; everyAddress?: boolean } = {},
+): Promise<TestMx> {
   const database = options.database ?? (await createTestDatabase(options.label ?? 'smtp'));
   const config = loadConfig(testEnv(database, { SMTP_PORT: '0', BOUNCE_DOMAIN: 'bounces.mailroom.test', ...options.env }));
-  const mx = await startInbound(config, { host: '127.0.0.1', drainTimeoutMs: options.drainTimeoutMs });
+  // Loopback only, unless the test is about listening as production does (every address).
+  const mx = await startInbound(config, { host: options.everyAddress ? undefined : '127.0.0.1', drainTimeoutMs: options.drainTimeoutMs });
   let stopped = false;
   const stop = mx.stop;
   mx.stop = async () => {

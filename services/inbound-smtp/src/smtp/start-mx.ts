@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { ByteBudget, type Config, listenOn, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
+import { ByteBudget, type Config, listenOn, listenOnEveryAddress, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
 import type { Backends } from '@mailroom/db';
 import type { Registry } from 'prom-client';
 import type { SMTPServer } from 'smtp-server';
@@ -19,7 +19,8 @@ export interface MxOptions {
   verp: Verp;
   registry: Registry;
   logger: Logger;
-  host: string;
+  /** The address to listen on; every address, IPv6 and IPv4, when not given. */
+  host?: string;
 }
 
 export interface RunningMx {
@@ -62,7 +63,8 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     logger,
   });
   try {
-    await listenOn(server.server, config.smtpPort, options.host, PORT_VARIABLES['inbound-smtp']);
+    if (options.host === undefined) await listenOnEveryAddress(server.server, config.smtpPort, PORT_VARIABLES['inbound-smtp']);
+    else await listenOn(server.server, config.smtpPort, options.host, PORT_VARIABLES['inbound-smtp']);
   } catch (err) {
     await inboundQueue.close();
     throw err;
