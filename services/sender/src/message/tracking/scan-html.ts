@@ -51,8 +51,14 @@ const TEXT_MODES: Record<string, (typeof TokenizerMode)[keyof typeof TokenizerMo
 };
 const LINK_ELEMENTS = new Set(['a', 'area']);
 const FOREIGN_ROOTS = new Set(['svg', 'math']);
-// Where SVG and MathML hand back to HTML parsing (HTML integration points).
-const INTEGRATION_POINTS = new Set(['foreignobject', 'desc', 'title', 'annotation-xml', 'mi', 'mo', 'mn', 'ms', 'mtext']);
+// Where SVG and MathML hand back to HTML parsing (HTML §13.2.6.5's HTML and MathML text
+// integration points), each only in its own namespace: `<title>` in an `<svg>`, `<mi>` in a
+// `<math>`, `<annotation-xml>` only with an HTML `encoding`.
+const INTEGRATION_POINTS: Record<string, ReadonlySet<string>> = {
+  svg: new Set(['foreignobject', 'desc', 'title']),
+  math: new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml']),
+};
+const HTML_ENCODINGS = new Set(['text/html', 'application/xhtml+xml']);
 // HTML start tags that end foreign content where they appear (HTML §13.2.6.5): what follows is HTML again.
 const BREAKOUT_TAGS = new Set(
   'b big blockquote body br center code dd div dl dt em embed h1 h2 h3 h4 h5 h6 head hr i img li listing menu meta nobr ol p pre ruby s small span strong strike sub sup table tt u ul var'.split(' '),
@@ -66,15 +72,14 @@ const BREAKOUT_TAGS = new Set(
  */
 export function scanHtml(html: string): HtmlScan {
   const scan: HtmlScan = { hrefs: [], bodyEnd: null, baseHref: null, end: 0 };
-  // Open foreign (svg, math) elements and HTML integration points, innermost last.
-  const foreign: string[] = [];
+  const foreign = new ForeignStack();
   // Open HTML `<template>`s, and where the outermost one starts.
   let templates = 0;
   let templateStart = 0;
-  const inForeign = () => foreign.length > 0 && !INTEGRATION_POINTS.has(foreign[foreign.length - 1] as string);
+  const inForeign = () => foreign.inForeign();
   // Back to the innermost integration point, or out of foreign content altogether.
   const leaveForeign = () => {
-    while (inForeign()) foreign.pop();
+    while (foreign.inForeign()) foreign.pop();
   };
   // A token after which the tokenizer reads markup again (not inside text-only content) ends a safe place for the pixel.
   const read = (token: { location: Token.Location | null }) => {
@@ -84,8 +89,9 @@ export function scanHtml(html: string): HtmlScan {
     onStartTag(token: Token.TagToken) {
       const name = token.tagName;
       if (inForeign() && breaksOut(token)) leaveForeign();
-      if (FOREIGN_ROOTS.has(name) || (foreign.length > 0 && INTEGRATION_POINTS.has(name))) {
-        if (!token.selfClosing) foreign.push(name);
+      const point = inForeign() && isIntegrationPoint(foreign.root(), token);
+      if (FOREIGN_ROOTS.has(name) || point) {
+        if (!token.selfClosing) foreign.push(name, point);
       } else if (!inForeign()) {
         const mode = TEXT_MODES[name];
         if (mode !== undefined) tokenizer.state = mode;
@@ -99,17 +105,16 @@ export function scanHtml(html: string): HtmlScan {
       if (name === 'base' && html5 && templates === 0 && scan.baseHref === null) scan.baseHref = attribute(token, 'href');
       if (LINK_ELEMENTS.has(name)) {
         // An SVG link may still name its target with SVG 1.1's `xlink:href` (SVG 2 §16.2: `href` wins when both are there).
-        const inSvg = inForeign() && foreign.findLast((element) => FOREIGN_ROOTS.has(element)) === 'svg';
+        const inSvg = inForeign() && foreign.root() === 'svg';
         const site = hrefSite(html, token, inSvg && attribute(token, 'href') === null ? 'xlink:href' : 'href');
         if (site) scan.hrefs.push(site);
       }
       read(token);
     },
     onEndTag(token: Token.TagToken) {
-      const at = foreign.lastIndexOf(token.tagName);
-      if (at >= 0) foreign.length = at;
-      else if (inForeign() && (token.tagName === 'p' || token.tagName === 'br')) leaveForeign();
-      else if (token.tagName === 'template' && !inForeign() && templates > 0) templates -= 1;
+      const closed = foreign.close(token.tagName);
+      if (!closed && inForeign() && (token.tagName === 'p' || token.tagName === 'br')) leaveForeign();
+      else if (!closed && token.tagName === 'template' && !inForeign() && templates > 0) templates -= 1;
       tokenizer.inForeignNode = inForeign();
       if (token.tagName === 'body' && templates === 0 && scan.bodyEnd === null && token.location) scan.bodyEnd = token.location.startOffset;
       read(token);
@@ -127,6 +132,59 @@ export function scanHtml(html: string): HtmlScan {
   const tokenizer = new Tokenizer({ sourceCodeLocationInfo: true }, handler);
   tokenizer.write(html, true);
   return scan;
+}
+
+/** Whether the start tag opens an HTML integration point of the foreign element `root` it is in. */
+function isIntegrationPoint(root: string | undefined, token: Token.TagToken): boolean {
+  if (root === undefined || !INTEGRATION_POINTS[root]?.has(token.tagName)) return false;
+  return token.tagName !== 'annotation-xml' || HTML_ENCODINGS.has((attribute(token, 'encoding') ?? '').trim().toLowerCase());
+}
+
+/**
+ * The open foreign elements (svg, math) and HTML integration points, innermost last, with a
+ * count per name and the places of the roots, so that an end tag and the innermost root are
+ * found without walking the stack: hostile nesting (`<svg>` a hundred thousand times, then as
+ * many unrelated end tags) stays linear.
+ */
+class ForeignStack {
+  private readonly names: string[] = [];
+  private readonly points: boolean[] = [];
+  private readonly counts = new Map<string, number>();
+  private readonly roots: number[] = [];
+
+  push(name: string, point: boolean): void {
+    if (!point) this.roots.push(this.names.length);
+    this.names.push(name);
+    this.points.push(point);
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  }
+
+  pop(): void {
+    const name = this.names.pop();
+    if (name === undefined) return;
+    this.points.pop();
+    if (this.roots.at(-1) === this.names.length) this.roots.pop();
+    this.counts.set(name, (this.counts.get(name) ?? 1) - 1);
+  }
+
+  /** An end tag: closes the innermost open element of that name and all inside it; false when none is open. */
+  close(name: string): boolean {
+    if (!this.counts.get(name)) return false;
+    const at = this.names.lastIndexOf(name);
+    while (this.names.length > at) this.pop();
+    return true;
+  }
+
+  /** Inside a foreign element and not in one of its integration points. */
+  inForeign(): boolean {
+    return this.names.length > 0 && this.points[this.points.length - 1] === false;
+  }
+
+  /** The innermost foreign root (`svg` or `math`), if any. */
+  root(): string | undefined {
+    const at = this.roots.at(-1);
+    return at === undefined ? undefined : this.names[at];
+  }
 }
 
 /** `<p>` in an `<svg>`, `<font color>` in a `<math>`: an HTML element the tree builder takes out of the foreign one. */

@@ -177,6 +177,27 @@ describe('open and click tracking of HTML', () => {
     expect(out).toContain('<a href="https://in-title.example/">');
   });
 
+  test('when an integration point belongs to the other namespace, then it is none: SVG\'s <mi> keeps <style> markup, a <title> in SVG\'s <desc> is HTML text', () => {
+    const html =
+      '<svg><mi><style><a href="https://svg-mi-style.example/">a</a></style></mi></svg>' +
+      '<svg><desc><title><a href="https://title-text.example/">t</a></title></desc></svg>' +
+      '<math><annotation-xml><style><a href="https://math-xml-style.example/">m</a></style></annotation-xml></math>' +
+      '<math><annotation-xml encoding="text/html"><style><a href="https://html-style.example/">h</a></style></annotation-xml></math>';
+    const { out, redirects } = track(html, { trackOpens: false });
+    // As Chromium reads them: the first and third <a> are links (foreign <style> holds markup); the others are text.
+    expect(redirects).toEqual(['https://svg-mi-style.example/', 'https://math-xml-style.example/']);
+    expect(out).toContain('<a href="https://title-text.example/">');
+    expect(out).toContain('<a href="https://html-style.example/">');
+  });
+
+  test('when foreign elements are nested a hundred thousand deep and then met by as many unrelated end tags, then the scan still ends (linear) and finds the link after them', () => {
+    const html = `${'<svg>'.repeat(100_000)}${'</x>'.repeat(100_000)}${'</svg>'.repeat(100_000)}<a href="https://after.example/">a</a>`;
+    const scan = scanHtml(html);
+    expect(scan.hrefs.map((h) => h.value)).toEqual(['https://after.example/']);
+    // A bound on complexity, not a speed target: linear, this takes well under a second; a walk of
+    // the open elements for each end tag (quadratic) took over 30 s.
+  }, 10_000);
+
   test('when two recipients get one email, then their tokens differ and name each of them', () => {
     const html = '<a href="https://example.com/">x</a>';
     const e = email(html);
