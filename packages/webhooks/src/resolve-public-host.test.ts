@@ -53,10 +53,13 @@ describe('resolvePublicHost', () => {
     await expect(check(host)).rejects.toMatchObject({ name: 'UnsafeWebhookHostError', reason: 'private_address', address });
   });
 
-  test('when a name resolves to a private address, then the message does not say which (no map of the internal DNS)', async () => {
-    const refused = await check('mixed.example.test').catch((err: Error) => err);
-    expect(refused).toMatchObject({ reason: 'private_address', message: expect.stringContaining('mixed.example.test resolves to a private') });
-    expect((refused as Error).message).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
+  test('when a name resolves to a private address or to none, then the message is the same and names no address (no map of the internal DNS)', async () => {
+    const privateName = await check('mixed.example.test').catch((err: Error) => err);
+    const missing = await check('nowhere.example.test').catch((err: Error) => err);
+    expect(privateName).toMatchObject({ reason: 'private_address', message: expect.stringContaining('mixed.example.test does not resolve to a public address') });
+    expect(missing).toMatchObject({ reason: 'unresolvable' });
+    expect((missing as Error).message).toBe((privateName as Error).message.replace('mixed.example.test', 'nowhere.example.test'));
+    expect((privateName as Error).message).not.toMatch(/\d+\.\d+\.\d+\.\d+|::/);
   });
 
   test('when an IP literal is public, IPv4-mapped IPv6 included, then it is returned as itself', async () => {

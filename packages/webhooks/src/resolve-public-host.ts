@@ -38,20 +38,17 @@ export interface ResolveOptions {
 export async function resolvePublicHost(hostname: string, options: ResolveOptions): Promise<CheckedAddress[]> {
   const host = hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
   const addresses = await lookupAll(host, options.resolver);
-  if (addresses.length === 0) {
-    throw new UnsafeWebhookHostError(hostname, 'unresolvable', `The host ${hostname} does not resolve to any address.`);
-  }
+  // The message reaches the caller (a 422, the attempt log). For a name it is the same whether the
+  // name does not resolve or resolves to a private address, and names no address, so a tenant
+  // cannot map the internal DNS (which internal names exist) by creating endpoints; `reason`
+  // and `address` tell operators which. An IP literal is named: the URL itself did.
+  const refusedName = `The host ${hostname} does not resolve to a public address (a private, loopback or link-local address is refused while ALLOW_PRIVATE_NETWORKS is off).`;
+  if (addresses.length === 0) throw new UnsafeWebhookHostError(hostname, 'unresolvable', refusedName);
   const blocked = addresses.find((a) => isPrivateAddress(a.address));
   if (blocked && !options.allowPrivateNetworks) {
-    // The message reaches the caller (a 422, the attempt log): it names the address only when the
-    // URL itself did, so a tenant cannot map the internal DNS by creating endpoints.
-    const what = isIP(host) !== 0 ? `The address ${hostname} is` : `The host ${hostname} resolves to`;
-    throw new UnsafeWebhookHostError(
-      hostname,
-      'private_address',
-      `${what} a private, loopback or link-local address (ALLOW_PRIVATE_NETWORKS is off).`,
-      blocked.address,
-    );
+    const message =
+      isIP(host) !== 0 ? `The address ${hostname} is a private, loopback or link-local address (ALLOW_PRIVATE_NETWORKS is off).` : refusedName;
+    throw new UnsafeWebhookHostError(hostname, 'private_address', message, blocked.address);
   }
   return addresses;
 }
