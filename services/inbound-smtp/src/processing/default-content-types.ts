@@ -1,8 +1,8 @@
 /** A part as mailsplit's splitter makes it (mailsplit 5.4, under mailparser 3.9.31, pinned); parseHeaders() sets the rest. */
 interface TypedNode {
   parentNode: TypedNode | false;
-  /** Parsed by parseHeaders(); false before. */
-  headers: { hasHeader(name: string): boolean } | false;
+  /** Parsed by parseHeaders(); false before. getFirst gives a field's value as written (unfolded, case kept). */
+  headers: { hasHeader(name: string): boolean; getFirst(name: string): string } | false;
   /** Lower-cased; mailsplit's own default (text/plain, or a type from a filename) when the part has no Content-Type. */
   contentType: string | false;
   /** The subtype of a multipart (`mixed`, `digest`), else false. */
@@ -95,7 +95,8 @@ function typeDefaults(node: TypedNode, asText: boolean): void {
     // boundary="b"` (its `;` left out, the boundary folded onto the next line) split by that boundary.
     const written = node.contentType || '';
     const leading = LEADING_MEDIA_TYPE.exec(written)?.[1];
-    const junk = leading?.startsWith('multipart/') ? JUNK_BOUNDARY.exec(written.slice(leading.length)) : null;
+    // The boundary as written: mailsplit's contentType is lower-cased, and boundaries are not.
+    const junk = leading?.startsWith('multipart/') && node.headers ? JUNK_BOUNDARY.exec(node.headers.getFirst('Content-Type')) : null;
     const boundary = leading?.startsWith('multipart/') ? node._boundary || (junk ? Buffer.from((junk[1] ?? junk[2]) as string) : false) : false;
     const type = leading && (!leading.startsWith('multipart/') || boundary) ? leading : inDigest ? 'message/rfc822' : 'text/plain';
     node.multipart = boundary ? type.slice('multipart/'.length) : false;
