@@ -1,10 +1,10 @@
 import { createServer } from 'node:net';
-import { type Config, listenOn, PORT_VARIABLES } from '@mailroom/core';
+import { type Config, listenOnHost, PORT_VARIABLES } from '@mailroom/core';
 
-/** Opens and closes `port` on every interface, as the services do; throws PortInUseError naming `variable`. */
+/** Opens and closes `port` on every address, IPv6 and IPv4, as the services do; throws PortInUseError naming `variable`. */
 async function checkPort(port: number, variable: string): Promise<void> {
   const server = createServer();
-  await listenOn(server, port, '0.0.0.0', variable);
+  await listenOnHost(server, port, undefined, variable);
   await new Promise((resolve) => server.close(resolve));
 }
 

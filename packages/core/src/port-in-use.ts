@@ -50,12 +50,18 @@ export async function listenOn(server: Server, port: number, host: string, varia
 }
 
 /**
- * `listenOn` every address of the host, IPv6 and IPv4: `::`, which Node opens dual-stack (an
- * IPv4 peer shows as `::ffff:a.b.c.d`), else `0.0.0.0` on a host without IPv6. For a service
- * the internet connects to directly, such as the MX, which peers reach over IPv6 when its name
- * has an AAAA record.
+ * `listenOn` the given host, or, without one, every address of the machine, IPv6 and IPv4: `::`,
+ * which Node opens dual-stack (an IPv4 peer shows as `::ffff:a.b.c.d`, which `clientAddress`,
+ * `clientBlock` and smtp-server write as the IPv4 address), else `0.0.0.0` on a host without
+ * IPv6. Every service listens so: peers reach the MX, and mail clients the tracking links, over
+ * IPv6 when the name has an AAAA record.
  */
-export async function listenOnEveryAddress(server: Server, port: number, variable: string): Promise<void> {
+export async function listenOnHost(server: Server, port: number, host: string | undefined, variable: string): Promise<void> {
+  if (host !== undefined) return listenOn(server, port, host, variable);
+  return listenOnEveryAddress(server, port, variable);
+}
+
+async function listenOnEveryAddress(server: Server, port: number, variable: string): Promise<void> {
   try {
     await listenOn(server, port, '::', variable);
   } catch (err) {

@@ -8,7 +8,7 @@ import {
   deriveKey,
   domainDnsSettings,
   EventQueue,
-  listenOn,
+  listenOnHost,
   PORT_VARIABLES,
   SendQueue,
   WebhookQueue,
@@ -124,7 +124,7 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   // proxy: the socket's address is then the proxy's, shared by every client.
   const onHeadersTimeout = config.gatewayTrustProxy ? undefined : (ip: string | undefined) => countStalledLogin(ctx.rateLimits, clientBlock(ip ?? 'unknown'));
   server.on('clientError', answerClientError(logger.child({ component: 'http' }), onHeadersTimeout));
-  await listenOn(server, config.apiPort, options.host ?? '0.0.0.0', PORT_VARIABLES.gateway);
+  await listenOnHost(server, config.apiPort, options.host, PORT_VARIABLES.gateway);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   logger.info({ url }, 'gateway listening');

@@ -10,7 +10,7 @@ import {
   deriveKey,
   EventQueue,
   handleOpsRequest,
-  listenOn,
+  listenOnHost,
   type Logger,
   MailroomError,
   missingHostHeader,
@@ -191,7 +191,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   try {
-    await listenOn(server, config.trackingPort, options.host ?? '0.0.0.0', 'TRACKING_PORT');
+    await listenOnHost(server, config.trackingPort, options.host, 'TRACKING_PORT');
   } catch (err) {
     await Promise.all([eventQueue.close(), backends.close()]);
     throw err;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { MailroomError, toMailroomError } from '../errors';
 import type { Logger } from '../logger';
-import { listenOn } from '../port-in-use';
+import { listenOnHost } from '../port-in-use';
 import { answerClientError } from './client-error';
 import { checkMetricsToken } from './metrics';
 import { checkReadiness, NOT_READY, type Readiness, type ReadinessProbes } from './readiness';
@@ -34,7 +34,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   server.on('clientError', answerClientError(options.logger));
   server.headersTimeout = 5_000;
   server.requestTimeout = 10_000;
-  await listenOn(server, options.port, options.host ?? '0.0.0.0', 'OPS_PORT');
+  await listenOnHost(server, options.port, options.host, 'OPS_PORT');
   const { port } = server.address() as AddressInfo;
   return {
     server,

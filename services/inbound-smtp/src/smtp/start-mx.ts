@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { ByteBudget, type Config, listenOn, listenOnEveryAddress, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
+import { ByteBudget, type Config, listenOnHost, type Logger, openQueue, PORT_VARIABLES, queues, type Verp } from '@mailroom/core';
 import type { Backends } from '@mailroom/db';
 import type { Registry } from 'prom-client';
 import type { SMTPServer } from 'smtp-server';
@@ -63,8 +63,7 @@ export async function startMx(options: MxOptions): Promise<RunningMx> {
     logger,
   });
   try {
-    if (options.host === undefined) await listenOnEveryAddress(server.server, config.smtpPort, PORT_VARIABLES['inbound-smtp']);
-    else await listenOn(server.server, config.smtpPort, options.host, PORT_VARIABLES['inbound-smtp']);
+    await listenOnHost(server.server, config.smtpPort, options.host, PORT_VARIABLES['inbound-smtp']);
   } catch (err) {
     await inboundQueue.close();
     throw err;
