@@ -9,13 +9,15 @@ const SENDER_ADDRESS_DETAILS = new Set(['7', '8']);
  * (DESIGN §4): only 5.1.x, "no such mailbox or domain", except 5.1.7 and 5.1.8, which are about
  * our sender address, not the recipient, and except when the text says something else failed
  * (`textContradictsMissingRecipient`: our side, a policy — "never for policy or content
- * rejections", whatever code a peer put on one — a full or disabled mailbox, a message too big). Policy (5.7.x), mailbox full or disabled (5.2.x) and everything else never suppress.
- * The one rule for the sender's SMTP replies and for bounce reports received by mail; a reply or
- * report without an enhanced code is read by its text first (`enhancedFromBasic`).
+ * rejections", whatever code a peer put on one — a full or disabled mailbox, a message too big),
+ * or when a code read from words answered DATA (`ReplyPhase`). Policy (5.7.x), mailbox full or
+ * disabled (5.2.x) and everything else never suppress. The one rule for the sender's SMTP
+ * replies and for bounce reports received by mail; a reply or report without an enhanced code is
+ * read by its text first (`enhancedFromBasic`).
  */
 export function bounceSuppressesAddress(enhancedCode: string | null, text: string, reply: ReplyPhase = {}): boolean {
-  const match = /^5\.1\.(\d{1,3})$/.exec(enhancedCode?.trim() ?? '');
   if (reply.answeredData && reply.codeFromWords) return false;
+  const match = /^5\.1\.(\d{1,3})$/.exec(enhancedCode?.trim() ?? '');
   return match !== null && !SENDER_ADDRESS_DETAILS.has(String(Number(match[1]))) && !textContradictsMissingRecipient(text);
 }
 

@@ -70,4 +70,3 @@ async function listenOnEveryAddress(server: Server, port: number, variable: stri
     await listenOn(server, port, '0.0.0.0', variable);
   }
 }
-

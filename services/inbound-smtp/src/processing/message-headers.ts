@@ -169,7 +169,7 @@ export function withBodyWhereFieldsEnd(raw: Buffer): Buffer {
     // An empty line: the header section ends as it should.
     if (raw[at] === 0x0a || (raw[at] === 0x0d && raw[at + 1] === 0x0a)) return raw;
     const continuation = raw[at] === 0x20 || raw[at] === 0x09;
-    if (!continuation && firstBad < 0 && !FIELD_START.test(raw.toString('latin1', at, Math.min(next, at + 1_000)))) {
+    if (!continuation && firstBad < 0 && !startsHeaderField(raw.subarray(at, next))) {
       if (at > 0) firstBad = at;
       else if (!raw.subarray(0, 5).equals(MBOX_SEPARATOR)) return Buffer.concat([CRLF, raw]);
     }

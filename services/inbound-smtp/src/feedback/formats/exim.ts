@@ -58,8 +58,9 @@ export const exim: ReportFormat = {
  * command:⏎host …:⏎550 user unknown"): the text after the address's line.
  */
 function explanationBelow(body: string, address: string): string {
-  const line = body.split('\n').findIndex((l) => l.includes(address));
-  return line < 0 ? '' : body.split('\n').slice(line + 1).join('\n').trim();
+  const lines = body.split('\n');
+  const line = lines.findIndex((l) => l.includes(address));
+  return line < 0 ? '' : lines.slice(line + 1).join('\n').trim();
 }
 
 /** 1&1's form: the lines before "For the following reason:" that hold only an address, each explained by the text after it. */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { enhancedFromBasic } from '@mailroom/core';
 import { decodeBody, decodeCharset, type Header, type MimeEntity, parseHeaderBlock, walk } from '../mime';
 import type { DsnAction, DsnRecipient } from '../report';
@@ -48,19 +49,9 @@ export const rfc3464: ReportFormat = {
 function statusText(part: MimeEntity, root: MimeEntity): string {
   if (part.params.charset || part.type === 'message/global-delivery-status') return decodeBody(part, 'text');
   const bytes = decodeBody(part, 'latin1');
-  const utf8 = strictUtf8(bytes);
-  if (utf8 !== null && !bytes.includes('\x1b')) return utf8;
+  if (isUtf8(Buffer.from(bytes, 'latin1')) && !bytes.includes('\x1b')) return decodeCharset(bytes, 'utf-8');
   const beside = walk(root, { intoMessages: false }).find((e) => e.type === 'text/plain' && e.params.charset)?.params.charset;
   return decodeCharset(bytes, beside);
-}
-
-/** Latin1-held bytes read as UTF-8, or null when they are not UTF-8. */
-function strictUtf8(bytes: string): string | null {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(bytes, 'latin1'));
-  } catch {
-    return null;
-  }
 }
 
 function field(group: Header[], name: string): string | undefined {
@@ -74,20 +65,18 @@ const RECIPIENT_ONCE = new Set(['original-recipient', 'final-recipient', 'action
 /**
  * One block between blank lines, cut into its groups where a recipient group starts without the
  * blank line RFC 3464 §2.1 puts before it (AOL writes its recipients so, and some gateways the
- * first one right after the per-message fields): at a recipient field the group already has (MTAs
- * write Original-Recipient before or after Final-Recipient, each the same way throughout), and at
- * a recipient's address after per-message fields. Kept whole, the first recipient would take the next one's
- * Diagnostic-Code (`field` reads the first of each) and the next one would be lost.
+ * first one right after the per-message fields): at a recipient field the group already has
+ * (MTAs write Original-Recipient before or after Final-Recipient, each the same way throughout),
+ * and at a recipient's address after per-message fields. Kept whole, the first recipient would
+ * take the next one's Diagnostic-Code (`field` reads the first of each) and the next one be lost.
  */
 function splitAtRecipientStarts(block: Header[]): Header[][] {
   const groups: Header[][] = [[]];
   for (const header of block) {
     const current = groups[groups.length - 1] as Header[];
-    const has = (names: Set<string> | string) => current.some((h) => (typeof names === 'string' ? h.name === names : names.has(h.name)));
     const isAddress = header.name === 'original-recipient' || header.name === 'final-recipient';
     const opensAnother =
-      (RECIPIENT_ONCE.has(header.name) && has(header.name)) ||
-      (isAddress && has(PER_MESSAGE));
+      (RECIPIENT_ONCE.has(header.name) && current.some((h) => h.name === header.name)) || (isAddress && current.some((h) => PER_MESSAGE.has(h.name)));
     if (opensAnother) groups.push([header]);
     else current.push(header);
   }

@@ -51,10 +51,22 @@ export const sendmail: ReportFormat = {
   },
 };
 
-/** The remote reply in the transcript that names the address (`<<< 550 5.1.1 <a@x>... User unknown`). */
+/**
+ * The index of the transcript line (trimmed) matching `reply` that names the address, else of the
+ * last line matching it.
+ */
+function replyIndex(lines: readonly string[], address: string, reply: RegExp): number | undefined {
+  const replies = lines.flatMap((l, i) => (reply.test(l) ? [i] : []));
+  return replies.find((i) => lines[i]?.toLowerCase().includes(address.toLowerCase())) ?? replies.at(-1);
+}
+
+const transcriptLines = (transcript: string) => transcript.split('\n').map((l) => l.trim());
+
+/** The reply in the transcript that names the address (`<<< 550 5.1.1 <a@x>... User unknown`). */
 function replyFor(transcript: string, address: string): string | undefined {
-  const lines = transcript.split('\n').filter((l) => /^(?:<<< )?[45]\d\d[ -]/.test(l.trim()));
-  return (lines.find((l) => l.toLowerCase().includes(address.toLowerCase())) ?? lines.at(-1))?.trim();
+  const lines = transcriptLines(transcript);
+  const at = replyIndex(lines, address, /^(?:<<< )?[45]\d\d[ -]/);
+  return at === undefined ? undefined : lines[at];
 }
 
 /**
@@ -63,9 +75,8 @@ function replyFor(transcript: string, address: string): string | undefined {
  * message (`>>> DATA⏎<<< 550 Unknown user a@x`).
  */
 function replyAnsweredData(transcript: string, address: string): boolean {
-  const lines = transcript.split('\n').map((l) => l.trim());
-  const replies = lines.flatMap((l, i) => (/^<<< [45]\d\d[ -]/.test(l) ? [i] : []));
-  const at = replies.find((i) => lines[i]?.toLowerCase().includes(address.toLowerCase())) ?? replies.at(-1);
+  const lines = transcriptLines(transcript);
+  const at = replyIndex(lines, address, /^<<< [45]\d\d[ -]/);
   if (at === undefined) return false;
   for (let i = at - 1; i >= 0; i -= 1) {
     const line = lines[i] ?? '';
