@@ -185,6 +185,27 @@ describe('the MX accepting mail', () => {
     expect(await storedRows(t.pool)).toHaveLength(1);
   });
 
+  test('when a client half-closes its side right after the final dot (with or without QUIT), then it still gets the 250 (and the 221), and then the MX closes the connection', async () => {
+    for (const quit of ['', 'QUIT\r\n']) {
+      const smtp = await RawSmtp.open(t.mx.port);
+      await smtp.startMessage('ann@example.test', ['support@acme.test']);
+      smtp.write(Buffer.concat([message(`Half closed ${quit.length}`), Buffer.from(`.\r\n${quit}`)]));
+      smtp.halfClose();
+      expect(await smtp.reply()).toMatch(/^250 2\.6\.0 Ok: queued as inb_/);
+      if (quit) expect(await smtp.reply()).toMatch(/^221 /);
+      expect(await smtp.closedByServer()).toBe(true);
+    }
+    // Pipelined envelope commands whose replies wait on the route lookup are answered too.
+    const smtp = await RawSmtp.open(t.mx.port);
+    expect(await smtp.reply()).toMatch(/^220 /);
+    smtp.write('EHLO client.example.test\r\nMAIL FROM:<ann@example.test>\r\nRCPT TO:<fresh@wild.acme.test>\r\nRCPT TO:<nobody@unrouted.test>\r\n');
+    smtp.halfClose();
+    const replies = [await smtp.reply(), await smtp.reply(), await smtp.reply(), await smtp.reply()];
+    expect(replies.map((r) => r.slice(0, 3))).toEqual(['250', '250', '250', '550']);
+    expect(await smtp.closedByServer()).toBe(true);
+    expect(await storedRows(t.pool)).toHaveLength(2);
+  });
+
   test('when a client says EHLO, then SIZE, 8BITMIME, SMTPUTF8 and PIPELINING are offered, and neither AUTH nor (without a certificate) STARTTLS', async () => {
     const smtp = await RawSmtp.open(t.mx.port);
     await smtp.reply();

@@ -22,11 +22,11 @@ describe('the MX speaking SMTP as the RFCs say, whatever the client', () => {
   afterAll(() => t.close());
   beforeEach(() => t.pool.query({ text: 'DELETE FROM received_emails' }));
 
-  test('when MAIL FROM or RCPT TO carries a parameter of no extension offered (DSN, AUTH, unknown), then 555 5.5.4 (RFC 5321 §4.1.1.11), and SIZE, BODY and SMTPUTF8 are taken', async () => {
+  test('when MAIL FROM or RCPT TO carries a parameter of no extension offered (DSN, AUTH, REQUIRETLS, unknown), then 555 5.5.4 (RFC 5321 §4.1.1.11), and SIZE, BODY and SMTPUTF8 are taken', async () => {
     const smtp = await RawSmtp.open(t.mx.port);
     expectCode(await smtp.reply(), 220);
     expectCode(await smtp.command('EHLO client.example.test'), 250);
-    for (const parameters of ['FOO=bar', 'RET=HDRS', 'ENVID=abc', 'AUTH=<>', 'BODY=8BITMIME XTRA']) {
+    for (const parameters of ['FOO=bar', 'RET=HDRS', 'ENVID=abc', 'AUTH=<>', 'BODY=8BITMIME XTRA', 'REQUIRETLS', 'REQUIRETLS=yes']) {
       expect(await smtp.command(`MAIL FROM:<ann@example.test> ${parameters}`)).toMatch(/^555 5\.5\.4 Unsupported parameter: /);
     }
     // Nothing was begun: the next MAIL FROM is not a nested one; lower case is the same command.

@@ -60,6 +60,24 @@ describe('the MX reading commands and addresses as RFC 5321 writes them', () => 
     expect(rows.map((r) => [r.mail_from, r.rcpt_to])).toEqual([['"a@b"@example.test', ['"a@b"@wild.acme.test', '"x y"@wild.acme.test', '"a\\"b c"@wild.acme.test']]]);
   });
 
+  test('when an address is 254 octets (RFC 5321 §4.5.3.1.3: a 256-octet path with its brackets), then it is taken in MAIL and RCPT and stored whole; at 255 it is 501 5.1.3', async () => {
+    const domain = '@wild.acme.test';
+    const longest = (local: string) => `${local}${'a'.repeat(254 - domain.length - local.length)}${domain}`;
+    const smtp = await session(t.mx.port);
+    expect(await smtp.command(`MAIL FROM:<${longest('From.')}>`)).toMatch(/^250 2\.1\.0 /);
+    expect(await smtp.command(`RCPT TO:<${longest('rcpt.x.')}>`)).toMatch(/^250 2\.1\.5 /);
+    expect(await smtp.command(`RCPT TO:<${longest('B')}>`)).toMatch(/^250 2\.1\.5 /);
+    expect(await smtp.command(`RCPT TO:<a${longest('c')}>`)).toMatch(/^501 5\.1\.3 /);
+    // The library's other checks still hold at that length.
+    expect(await smtp.command(`RCPT TO:<.${longest('d').slice(1)}>`)).toMatch(/^501 5\.1\.3 /);
+    expectCode(await smtp.command('DATA'), 354);
+    expect(await smtp.command('Subject: long\r\n\r\nHello.\r\n.')).toMatch(/^250 2\.6\.0 /);
+    smtp.end();
+    const rows = await storedRows(t.pool);
+    expect(rows.map((r) => [r.mail_from, r.rcpt_to])).toEqual([[longest('From.'), [longest('rcpt.x.'), longest('B')]]]);
+    expect(Buffer.byteLength(rows[0]?.mail_from ?? '')).toBe(254);
+  });
+
   test('when a client uses a command RFC 5321 defines that the MX does not implement (EXPN, TURN, SEND, SOML, SAML, ETRN, ATRN), then 502 5.5.1 (§4.2.4); an unknown command or a sendmail joke is 500 5.5.2', async () => {
     const smtp = await session(t.mx.port);
     for (const command of ['EXPN staff', 'expn staff', 'TURN', 'SEND FROM:<ann@example.test>', 'SOML FROM:<ann@example.test>', 'SAML FROM:<ann@example.test>', 'ETRN acme.test', 'ATRN acme.test']) {

@@ -210,6 +210,11 @@ export class RawSmtp {
     return this.closed;
   }
 
+  /** Ends the client's side only (a FIN, `shutdown(SHUT_WR)`): replies still arrive. */
+  halfClose(): void {
+    this.socket.end();
+  }
+
   end(): void {
     this.socket.destroy();
   }

@@ -75,6 +75,10 @@ export function createMxServer(options: MxServerOptions): SMTPServer {
     ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : {}),
     // The client IP is logged and stored; a PTR lookup per connection buys nothing here.
     disableReverseLookup: true,
+    // A client's FIN ends only its side: the replies still owed to it (a message's 250 after
+    // its commit) are sent, and MxConnection then ends the connection (node's default would
+    // end our side with the client's, dropping those replies).
+    allowHalfOpen: true,
     logger: false,
     onConnect(session, callback) {
       if (drain.isDraining) {

@@ -18,8 +18,11 @@ const QUOTED_LOCAL = /<((?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?)("(?:[^"\\\p{Cc}\u2
 const OPEN_QUOTE = /<(?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?"/;
 // Stands in for a quoted local part while the library parses the rest: no space, `@` or `<>`.
 const PLACEHOLDER = '"q"';
-// RFC 5321 §4.5.3.1.3: a path of 256 octets, so local part, `@` and domain in 253 (the library's limit).
-const MAX_ADDRESS_OCTETS = 253;
+// RFC 5321 §4.5.3.1.3: a path of 256 octets with its `<` and `>`, so a mailbox (local part, `@`
+// and domain) of 254. The library holds it to 253 (see atFullLength).
+const MAX_ADDRESS_OCTETS = 254;
+// The path of a MAIL or RCPT line, after an optional source route: the mailbox in group 1.
+const PATH_MAILBOX = /<(?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?([^\s<>"]+)>/;
 // U+FFFD: bytes of the command that were not UTF-8.
 const NOT_UTF8 = '\ufffd';
 
@@ -65,7 +68,11 @@ class MxConnection extends SMTPConnection {
   /** A reply text that begins with an enhanced code is written as it is, without the library's default for the basic code. */
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
     const own = context === undefined && typeof data === 'string' ? ENHANCED_CODE.exec(data) : null;
-    super.send(code, data, own && own[1] === String(code)[0] ? false : context);
+    const send = () => super.send(code, data, own && own[1] === String(code)[0] ? false : context);
+    // The library writes a reply only while the socket's readyState is 'open'. After the
+    // client's FIN (see _createParser) it is 'writeOnly', and the replies still owed must go out.
+    if (this._socket.readyState === 'writeOnly') asIfOpen(this._socket, send);
+    else send();
   }
 
   /**
@@ -113,6 +120,18 @@ class MxConnection extends SMTPConnection {
     super.handler_MAIL(command, callback);
   }
 
+  /**
+   * REQUIRETLS (RFC 8689) is not offered, so like every parameter EHLO did not announce it is
+   * onMailFrom's 555 (RFC 5321 §4.1.1.11); the library checked it first (530 over plaintext,
+   * 501 with a value) as if it were offered.
+   */
+  override _validateMailParams(parsed: Parameters<SMTPConnection['_validateMailParams']>[0]): ReturnType<SMTPConnection['_validateMailParams']> {
+    const args = parsed.args as Record<string, unknown> | false;
+    if (!args || !('REQUIRETLS' in args)) return super._validateMailParams(parsed);
+    const { REQUIRETLS: _unoffered, ...offered } = args;
+    return super._validateMailParams({ ...parsed, args: offered });
+  }
+
   /** RFC 6531 §3.4: a UTF-8 forward-path only in a transaction begun with SMTPUTF8 (553 5.6.7). */
   override handler_RCPT(command: Buffer, callback: () => void): void {
     // The accepted MAIL's own parameters, not the library's envelope flag, which a refused MAIL sets too.
@@ -147,6 +166,31 @@ class MxConnection extends SMTPConnection {
     return true;
   }
 
+  /**
+   * The server listens with `allowHalfOpen` (createMxServer), so a client that half-closes its
+   * side after its last command (`shutdown(SHUT_WR)` right after the final dot, or after QUIT)
+   * still gets every reply: RFC 5321 §4.1.1.4 and §6.1, the 250 of a message taken into our
+   * care must be sent. Once the parser has run everything the client sent before its FIN (a
+   * message's reply included: the parser waits for it), the connection ends from our side too.
+   */
+  override _createParser(): ReturnType<SMTPConnection['_createParser']> {
+    const parser = super._createParser();
+    parser.once('finish', () => {
+      if (this._parser === parser && !this._closing && !this._closed) this.close();
+    });
+    return parser;
+  }
+
+  /**
+   * A TLS session keeps node's default (a FIN ends both sides): the TLS socket takes
+   * `allowHalfOpen` from the socket under it, and its own parser is piped only after the
+   * handshake, so a client leaving mid-handshake would otherwise hold its connection open.
+   */
+  override upgrade(callback: () => void, secureCallback?: () => void): void {
+    this._socket.allowHalfOpen = false;
+    super.upgrade(callback, secureCallback);
+  }
+
   override _getHandler(command: string): CommandHandler | undefined {
     return NOT_IMPLEMENTED.has(command) ? notImplemented : super._getHandler(command);
   }
@@ -162,13 +206,44 @@ class MxConnection extends SMTPConnection {
     const line = rawCommand.toString();
     if (line.includes(NOT_UTF8)) return false;
     const quoted = line.includes('"') ? QUOTED_LOCAL.exec(line) : null;
-    if (!quoted) return OPEN_QUOTE.test(line) ? false : super._parseAddressCommand(rawName, line);
+    if (!quoted) return OPEN_QUOTE.test(line) ? false : (super._parseAddressCommand(rawName, line) || this.atFullLength(rawName, line));
     const [match, route = '', local = ''] = quoted;
     const start = quoted.index + 1 + route.length;
     const parsed = super._parseAddressCommand(rawName, `${line.slice(0, start)}${PLACEHOLDER}${line.slice(quoted.index + match.length - 1)}`);
     if (parsed === false || !parsed.address.startsWith(`${PLACEHOLDER}@`)) return parsed;
     const address = local + parsed.address.slice(PLACEHOLDER.length);
     return Buffer.byteLength(address) <= MAX_ADDRESS_OCTETS ? { ...parsed, address } : false;
+  }
+
+  /**
+   * A mailbox of exactly 254 octets, which RFC 5321 allows and the library refuses (it counts
+   * the path's `@` as punctuation, so 253): parsed with one letter or digit of its local part
+   * left out, which changes none of the library's checks (dots at the edges or doubled, the
+   * characters allowed), then put back. False for anything else the library refused.
+   */
+  private atFullLength(rawName: string, line: string): ParsedAddress {
+    const path = PATH_MAILBOX.exec(line);
+    const mailbox = path?.[1];
+    if (!path || !mailbox || Buffer.byteLength(mailbox) !== MAX_ADDRESS_OCTETS) return false;
+    const at = mailbox.lastIndexOf('@');
+    const local = mailbox.slice(0, at);
+    const letter = local.search(/[A-Za-z0-9](?=[A-Za-z0-9])/);
+    if (at < 0 || letter < 0) return false;
+    const shorter = local.slice(0, letter) + local.slice(letter + 1);
+    const start = path.index + path[0].length - 1 - mailbox.length;
+    const parsed = super._parseAddressCommand(rawName, `${line.slice(0, start)}${shorter}${line.slice(start + local.length)}`);
+    if (parsed === false || !parsed.address.startsWith(`${shorter}@`)) return parsed;
+    return { ...parsed, address: local + parsed.address.slice(shorter.length) };
+  }
+}
+
+/** Runs `write` while `socket.readyState` reads 'open' (an own property over the prototype's getter, removed after). */
+function asIfOpen(socket: Socket, write: () => void): void {
+  Object.defineProperty(socket, 'readyState', { value: 'open', configurable: true });
+  try {
+    write();
+  } finally {
+    delete (socket as { readyState?: string }).readyState;
   }
 }
 
