@@ -89,6 +89,7 @@ describe('POST /emails', () => {
     ['tags', { tags: Array.from({ length: 76 }, (_, i) => ({ name: `t${i}`, value: 'v' })) }, 'validation_error'],
     ['scheduledAt', { scheduledAt: '2001-01-01T00:00:00Z' }, 'validation_error'],
     ['scheduledAt', { scheduledAt: 'tomorrow-ish' }, 'validation_error'],
+    ['scheduledAt', { scheduledAt: '9999-12-31T23:59:59-01:00' }, 'validation_error'],
     ['trackOpens', { trackOpens: 'yes' }, 'validation_error'],
     ['text', { text: 'nul \u0000 inside' }, 'validation_error'],
     ['headers.X-Nul', { headers: { 'X-Nul': 'a\u0000b' } }, 'validation_error'],

@@ -223,10 +223,22 @@ describe('GET /stats', () => {
     ['from equal to to', '?from=2026-10-01T00:00:00Z&to=2026-10-01T00:00:00Z', '`from`'],
     ['a repeated parameter', '?interval=day&interval=hour', '`interval`'],
     ['a daily range over 1,000 days', '?from=2020-01-01T00:00:00Z&to=2026-10-01T00:00:00Z', '`from`'],
+    ['an end that rounds up past year 9999', '?to=9999-12-31T23:59:59Z', '`to`'],
+    ['an hourly end that rounds up past year 9999', '?from=9999-12-31T20:00:00Z&to=9999-12-31T23:00:01Z&interval=hour', '`to`'],
+    ['year 0', '?from=0000-01-01T00:00:00Z&to=0000-01-02T00:00:00Z', '`from`'],
+    ['an offset that moves the start before year 1', '?from=0001-01-01T00:30:00%2B01:00&to=0001-01-02T00:00:00Z', '`from`'],
   ])('when given %s, then 422 validation_error naming the field', async (_label, query, field) => {
     const res = await a.api.get(`/stats${query}`);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ name: 'validation_error', message: expect.stringContaining(field), statusCode: 422 });
+  });
+
+  test('when the range ends as late as the API goes (year 9999), then it is answered', async () => {
+    for (const query of ['?from=9999-12-30T00:00:00Z&to=9999-12-31T00:00:00Z', '?from=9999-12-31T20:00:00Z&to=9999-12-31T23:00:00Z&interval=hour']) {
+      const res = await a.api.get(`/stats${query}`);
+      expect([query, res.status]).toEqual([query, 200]);
+      expect(res.body.data.at(-1).start).toMatch(/^9999-12-3/);
+    }
   });
 
   test('when called without credentials or with a sending_access key, then 401 and 403', async () => {

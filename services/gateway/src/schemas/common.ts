@@ -46,14 +46,24 @@ export function parseDateTime(text: string): Date | null {
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
+/**
+ * The instants the API takes: UTC years 0001 to 9999, the ones both ISO 8601's four-digit years
+ * and PostgreSQL's timestamps write (JavaScript writes year 10000 as `+010000-…`, which
+ * PostgreSQL refuses, and PostgreSQL has no year 0).
+ */
+export const EARLIEST_INSTANT_MS = Date.parse('0001-01-01T00:00:00Z');
+export const LATEST_INSTANT_MS = Date.parse('9999-12-31T23:59:59.999Z');
+const OUT_OF_RANGE = 'must be between 0001-01-01 and 9999-12-31 in UTC';
+
 /** An ISO 8601 (RFC 3339) date-time field, given on as its ISO string in UTC (`2026-11-20T08:00:00.000Z`). */
 export const dateTimeField = (message = 'must be an ISO 8601 date and time, such as "2026-11-20T08:00:00Z"') =>
   z
     .string()
     .transform((text, ctx) => {
       const at = parseDateTime(text);
-      if (at !== null) return at.toISOString();
-      ctx.addIssue({ code: 'custom', message, input: text });
+      const ms = at?.getTime() ?? Number.NaN;
+      if (at !== null && ms >= EARLIEST_INSTANT_MS && ms <= LATEST_INSTANT_MS) return at.toISOString();
+      ctx.addIssue({ code: 'custom', message: at === null ? message : OUT_OF_RANGE, input: text });
       return z.NEVER;
     })
     .meta({ format: 'date-time' });

@@ -1,7 +1,7 @@
 import { MailroomError } from '@mailroom/core';
 import { INTERVAL_MS, type StatsInterval } from '@mailroom/db';
 import { z } from 'zod';
-import { dateTimeField } from '../../schemas/common';
+import { dateTimeField, LATEST_INSTANT_MS } from '../../schemas/common';
 
 /** At most this many buckets in one answer: hours over about 41 days, days over about 2.7 years. */
 export const MAX_BUCKETS = 1_000;
@@ -42,6 +42,8 @@ export function resolveStatsRange(query: StatsQuery, now = Date.now()): Resolved
   // Epoch milliseconds are whole UTC hours and days apart, so alignment is arithmetic.
   const alignedFrom = Math.floor(from / step) * step;
   const alignedTo = Math.ceil(to / step) * step;
+  // The last bucket ends in year 9999 at the latest (dateTimeField's range).
+  if (alignedTo > LATEST_INSTANT_MS) throw new MailroomError('validation_error', `\`to\`: rounded up to the ${interval}, it must end by ${new Date(LATEST_INSTANT_MS + 1 - step).toISOString()}.`);
   const buckets = (alignedTo - alignedFrom) / step;
   if (buckets > MAX_BUCKETS) {
     throw new MailroomError(
