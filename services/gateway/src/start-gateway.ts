@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  answerClientError,
+  answerNodeRefusals,
+  httpServerOptions,
   clientBlock,
   createLogger,
   createResolver,
@@ -103,27 +104,13 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
 
   const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { app, longestBodyMs } = buildApp(ctx, timeouts);
-  const server = createServer(
-    {
-      headersTimeout: timeouts.headersMs,
-      // A backstop: each route's own body deadline answers first (as JSON, in express).
-      requestTimeout: timeouts.headersMs + longestBodyMs + 1_000,
-      // Node checks both timeouts only this often (30 s by default), which stretches them.
-      connectionsCheckingInterval: Math.min(1_000, Math.ceil(timeouts.headersMs / 4)),
-      // Node's own refusal is a bare 400; the app refuses a missing Host as JSON (request-framing.ts).
-      requireHostHeader: false,
-    },
-    app,
-  );
-  // An Expect other than 100-continue: Node would answer a bare 417, outside the contract's
-  // errors. RFC 9110 §10.1.1 lets a server ignore an expectation it does not know, so the
-  // request is served as if it had none.
-  server.on('checkExpectation', app);
+  // The request deadline is a backstop: each route's own body deadline answers first (as JSON, in express).
+  const server = createServer(httpServerOptions(timeouts.headersMs, timeouts.headersMs + longestBodyMs + 1_000), app);
   // Which path stalled is unknown before the headers are complete: any stalled request counts
   // against its address's sign-in budget, as a stalled sign-in body does. Not behind a trusted
   // proxy: the socket's address is then the proxy's, shared by every client.
   const onHeadersTimeout = config.gatewayTrustProxy ? undefined : (ip: string | undefined) => countStalledLogin(ctx.rateLimits, clientBlock(ip ?? 'unknown'));
-  server.on('clientError', answerClientError(logger.child({ component: 'http' }), onHeadersTimeout));
+  answerNodeRefusals(server, { logger: logger.child({ component: 'http' }), allow: 'GET, HEAD, POST, PATCH, DELETE', handler: app, onHeadersTimeout });
   await listenOnHost(server, config.apiPort, options.host, PORT_VARIABLES.gateway);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

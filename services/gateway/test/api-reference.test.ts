@@ -43,6 +43,16 @@ describe('the API reference at /docs', () => {
     expect(script).toContain('validatorUrl: null'); // no call to an online validator
   });
 
+  test('when /docs/ is opened (a trailing slash, under which the page\'s relative assets would not resolve), then it redirects to /docs, relatively', async () => {
+    const res = await fetch(`${t.gateway.url}/docs/`, { redirect: 'manual' });
+    expect(res.status).toBe(301);
+    const location = res.headers.get('location') ?? '';
+    expect(location).not.toMatch(/^(?:[a-z]+:|\/\/)/i);
+    expect(new URL(location, `${t.gateway.url}/docs/`).pathname).toBe('/docs');
+    const followed = await fetch(`${t.gateway.url}/docs/`);
+    expect([followed.status, followed.url]).toEqual([200, `${t.gateway.url}/docs`]);
+  });
+
   test('when an unknown or traversing asset is asked for, then it is a JSON 404', async () => {
     for (const path of ['/docs/package.json', '/docs/..%2Fpackage.json', '/docs/index.html']) {
       const res = await t.api.get(path);

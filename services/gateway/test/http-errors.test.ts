@@ -1,4 +1,5 @@
 import { createKey, signUp, startTestGateway, type TestGateway } from '../../../test/support/gateway';
+import { rawRequest } from './raw-http';
 
 const errorBody = (name: string, statusCode: number) => ({ name, message: expect.any(String), statusCode });
 
@@ -49,7 +50,21 @@ describe('HTTP errors are always the contract JSON', () => {
       expect(res.status).toBe(404);
       expect(res.headers.get('content-type')).toContain('application/json');
       expect(res.body).toEqual(errorBody('not_found', 404));
+      // No error may be cached, those of paths no route took included.
+      expect([path, res.headers.get('cache-control')]).toEqual([path, 'no-store']);
     }
+  });
+
+  test('when a client sends CONNECT (this is no proxy) or an Expect other than 100-continue, then 405 as JSON, and the request served as if it had none', async () => {
+    const connectRes = await rawRequest(t.gateway.url, ['CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n']);
+    expect(connectRes).toMatchObject({ status: 405, closed: true });
+    expect(connectRes.headers).toMatchObject({ 'content-type': expect.stringContaining('application/json'), 'cache-control': 'no-store', allow: expect.stringContaining('GET') });
+    expect(JSON.parse(connectRes.body)).toEqual(errorBody('method_not_allowed', 405));
+    const expecting = await rawRequest(t.gateway.url, ['GET /healthz HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nConnection: close\r\n\r\n']);
+    expect(expecting.status).toBe(200);
+    // What Node's parser refuses carries no-store as well.
+    const huge = await rawRequest(t.gateway.url, [`GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`]);
+    expect(huge).toMatchObject({ status: 431, headers: { 'cache-control': 'no-store' } });
   });
 
   test('when the method is wrong, then 405 method_not_allowed with Allow', async () => {
@@ -57,6 +72,7 @@ describe('HTTP errors are always the contract JSON', () => {
     expect(res.status).toBe(405);
     expect(res.body).toEqual(errorBody('method_not_allowed', 405));
     expect(res.headers.get('allow')).toBe('POST, GET, HEAD');
+    expect(res.headers.get('cache-control')).toBe('no-store');
   });
 
   test('when a path named by a route is asked with another method, then it is that path\'s 405, not a parameter route\'s answer', async () => {

@@ -1,7 +1,8 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  answerClientError,
+  answerNodeRefusals,
+  httpServerOptions,
   EventNotices,
   checkReadiness,
   type Config,
@@ -57,6 +58,8 @@ export interface RunningTracking {
 
 // How long stop() keeps retrying to write buffered events, in ms: within Kubernetes' grace period (60 s in k8s/base/tracking.yaml).
 const STOP_FLUSH_DEADLINE_MS = 40_000;
+// A request's headers, and the whole request, must arrive within this, in ms.
+const REQUEST_DEADLINE_MS = 10_000;
 // Clicking recipients whose first delivery is kept in memory.
 const DELIVERIES_CACHED = 10_000;
 
@@ -165,8 +168,7 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     readiness: () =>
       checkReadiness({ postgres: () => pool.query('SELECT 1'), redis: () => redis.ping(), migrations: () => backends.migrations.check(), isShuttingDown: () => stopping }),
   };
-  // Node's own refusal of a request without Host is a bare 400: missingHostHeader answers it instead.
-  const server = createServer({ requireHostHeader: false }, (req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
     // While stopping, each answer closes its connection: a client keeping one busy (an ingress's
     // keep-alive pool) would otherwise hold server.close() open, and the final write, forever.
     if (stopping) res.shouldKeepAlive = false;
@@ -185,11 +187,10 @@ export async function startTracking(config: Readonly<Config>, options: TrackingO
     const path = requestPath(req.url);
     if (path === '/healthz' || path === '/readyz' || path === '/metrics') return void handleOpsRequest(ops, req, res);
     sendError(res, new MailroomError('not_found', 'Only /o/<token>, /c/<token>, /healthz, /readyz and /metrics are served here.'));
-  });
-  // What Node's parser refuses (headers over its limit, a malformed request line) gets the contract's JSON too.
-  server.on('clientError', answerClientError(logger));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 10_000;
+  };
+  const server = createServer(httpServerOptions(REQUEST_DEADLINE_MS, REQUEST_DEADLINE_MS), handle);
+  // What Node's parser refuses (headers over its limit, a malformed request line), CONNECT and unknown expectations: the contract's JSON too.
+  answerNodeRefusals(server, { logger, allow: 'GET, HEAD', handler: handle });
   try {
     await listenOnHost(server, config.trackingPort, options.host, 'TRACKING_PORT');
   } catch (err) {

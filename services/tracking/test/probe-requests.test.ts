@@ -106,6 +106,26 @@ describe('behind a trusted proxy (TRACKING_TRUST_PROXY)', () => {
     expect(JSON.parse(res.slice(res.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'headers_too_large', statusCode: 431 });
   });
 
+  test('when a client sends CONNECT or an Expect other than 100-continue, then CONNECT is a 405 in the contract\'s JSON and the other is answered as if it had none (RFC 9110 §10.1.1), not Node\'s bare 417', async () => {
+    const connectRes = await exchange('CONNECT example.test:443 HTTP/1.1\r\nHost: example.test:443\r\n\r\n');
+    expect(statusOf(connectRes)).toBe(405);
+    expect(connectRes).toMatch(/^allow: GET, HEAD$/im);
+    expect(JSON.parse(connectRes.slice(connectRes.indexOf('\r\n\r\n') + 4))).toMatchObject({ name: 'method_not_allowed', statusCode: 405 });
+    const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'Expecting');
+    const open = tokens.sign({ kind: 'open', emailId, recipientId });
+    const res = await exchange(`GET /o/${open} HTTP/1.1\r\nHost: t\r\nExpect: something-else\r\nUser-Agent: ${BROWSER}\r\nConnection: close\r\n\r\n`);
+    expect(statusOf(res)).toBe(200);
+    expect(res).toMatch(/content-type: image\/gif/i);
+    await until(async () => (await eventsOf(emailId)).length === 1, 5_000, 'the open with an Expect');
+  });
+
+  test('when a client never finishes its headers, then it gets a 408 within seconds of the 10 s deadline (Node checks it every second, not every 30)', async () => {
+    const started = Date.now();
+    const res = await exchange('GET /o/x HTTP/1.1\r\nHost: t\r\nX-Slow: ');
+    expect(statusOf(res)).toBe(408);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  }, 40_000);
+
   test('when an HTTP/1.1 request carries no Host (RFC 9112 §3.2), then it is a 400 in the contract\'s JSON, no event and the connection closed', async () => {
     const { emailId, recipientId } = await insertTrackedEmail(bed.pool, 'NoHost');
     const open = tokens.sign({ kind: 'open', emailId, recipientId });

@@ -4,7 +4,8 @@ import type { Registry } from 'prom-client';
 import { MailroomError, toMailroomError } from '../errors';
 import type { Logger } from '../logger';
 import { listenOnHost } from '../port-in-use';
-import { answerClientError } from './client-error';
+import { answerNodeRefusals, httpServerOptions } from './client-error';
+import { missingHostHeader } from './host-header';
 import { checkMetricsToken } from './metrics';
 import { checkReadiness, NOT_READY, type Readiness, type ReadinessProbes } from './readiness';
 import { requestPath } from './request-path';
@@ -30,10 +31,9 @@ export interface OpsServer {
  * Prometheus scrape it on OPS_PORT. Errors are the contract's JSON.
  */
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
-  const server = createServer((req, res) => void handleOpsRequest(options, req, res));
-  server.on('clientError', answerClientError(options.logger));
-  server.headersTimeout = 5_000;
-  server.requestTimeout = 10_000;
+  const handle = (req: IncomingMessage, res: ServerResponse) => void handleOpsRequest(options, req, res);
+  const server = createServer(httpServerOptions(5_000, 10_000), handle);
+  answerNodeRefusals(server, { logger: options.logger, allow: 'GET, HEAD', handler: handle });
   await listenOnHost(server, options.port, options.host, 'OPS_PORT');
   const { port } = server.address() as AddressInfo;
   return {
@@ -62,6 +62,11 @@ export async function handleOpsRequest(options: Pick<OpsServerOptions, 'registry
 }
 
 async function answer(options: Pick<OpsServerOptions, 'registry' | 'readiness' | 'metricsToken'>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const noHost = missingHostHeader(req);
+  if (noHost !== null) {
+    res.shouldKeepAlive = false;
+    return sendJson(res, noHost.statusCode, noHost.toBody());
+  }
   const path = requestPath(req.url);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const known = path === '/healthz' || path === '/readyz' || path === '/metrics';

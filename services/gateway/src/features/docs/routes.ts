@@ -35,7 +35,13 @@ export function docsRoutes(getDocument: () => OpenApiDocument) {
       access: { kind: 'public' },
       success: { status: 200, description: 'An HTML page.', schema: z.string(), contentType: 'text/html' },
       errors: [],
-      async handler({ res }) {
+      async handler({ req, res }) {
+        // The page names its assets relative to itself (`docs/…`, so it works under a proxy's path
+        // prefix too); from `/docs/` they would be `/docs/docs/…`. Relative as well: `../docs`.
+        if (req.path.endsWith('/')) {
+          res.redirect(301, '../docs');
+          return undefined;
+        }
         res.set('Content-Security-Policy', policy()).type('html').send(DOCS_PAGE);
         return undefined;
       },
