@@ -17,6 +17,7 @@ import { migrateDatabase } from '../packages/db/src/migrate';
 import { checkPostgres, checkRedis, DependencyRejectedError } from './lib/check-dependencies';
 import { checkPorts } from './lib/check-ports';
 import { discoverServices, type ServiceCommand } from './lib/discover-services';
+import { assignOpsPorts, type OpsPort } from './lib/ops-ports';
 import { Supervisor } from './lib/supervisor';
 import { waitForPort } from './lib/wait-for-port';
 
@@ -48,11 +49,20 @@ async function checkDependencies(config: Readonly<Config>): Promise<void> {
   }
 }
 
-async function checkPortsFree(config: Readonly<Config>, services: readonly ServiceCommand[]): Promise<void> {
+async function checkPortsFree(config: Readonly<Config>, services: readonly ServiceCommand[], opsPorts: readonly OpsPort[]): Promise<void> {
   try {
-    await checkPorts(config, new Set(services.map((s) => s.name)));
+    await checkPorts(config, new Set(services.map((s) => s.name)), opsPorts);
   } catch (err) {
     if (err instanceof PortInUseError) fail(err.message);
+    throw err;
+  }
+}
+
+function withOpsPorts(services: readonly ServiceCommand[], opsPort: number | undefined): ReturnType<typeof assignOpsPorts> {
+  try {
+    return assignOpsPorts(services, opsPort);
+  } catch (err) {
+    if (err instanceof RangeError) fail(err.message);
     throw err;
   }
 }
@@ -69,13 +79,16 @@ async function migrate(config: Readonly<Config>): Promise<void> {
 }
 
 /** The addresses worth showing, for the services that exist, with the port each one opens. */
-function endpoints(config: Readonly<Config>, names: ReadonlySet<string>): { label: string; value: string; port: number }[] {
+function endpoints(config: Readonly<Config>, names: ReadonlySet<string>, opsPorts: readonly OpsPort[]): { label: string; value: string; port: number }[] {
   const list: { label: string; value: string; port: number }[] = [];
   if (names.has('gateway')) {
     list.push({ label: 'API', value: `${config.publicApiUrl}  (reference: ${config.publicApiUrl}/docs)`, port: config.apiPort });
   }
   if (names.has('tracking')) list.push({ label: 'Tracking', value: config.trackingBaseUrl, port: config.trackingPort });
   if (names.has('inbound-smtp')) list.push({ label: 'SMTP', value: `localhost:${config.smtpPort}`, port: config.smtpPort });
+  for (const { service, port } of opsPorts) {
+    if (port !== 0) list.push({ label: `Ops (${service})`, value: `http://localhost:${port}  (/healthz, /readyz, /metrics)`, port });
+  }
   return list;
 }
 
@@ -89,9 +102,9 @@ function deliveryNote(config: Readonly<Config>, names: ReadonlySet<string>): str
   ];
 }
 
-async function printUrls(config: Readonly<Config>, services: readonly ServiceCommand[], stopping: () => boolean): Promise<void> {
+async function printUrls(config: Readonly<Config>, services: readonly ServiceCommand[], opsPorts: readonly OpsPort[], stopping: () => boolean): Promise<void> {
   const names = new Set(services.map((s) => s.name));
-  const list = endpoints(config, names);
+  const list = endpoints(config, names, opsPorts);
   const opened = await Promise.all(list.map((e) => (e.port === 0 ? true : waitForPort(e.port, READY_TIMEOUT_MS, stopping))));
   if (stopping()) return;
   const closed = list.filter((_, i) => !opened[i]).map((e) => `${e.label} (port ${e.port})`);
@@ -105,8 +118,9 @@ async function printUrls(config: Readonly<Config>, services: readonly ServiceCom
 
 async function main(): Promise<void> {
   const config = readConfig();
-  const services = discoverServices(REPOSITORY_ROOT);
-  if (services.length === 0) fail('No service to start: no services/*/package.json has a "start" script.');
+  const discovered = discoverServices(REPOSITORY_ROOT);
+  if (discovered.length === 0) fail('No service to start: no services/*/package.json has a "start" script.');
+  const { services, ports: opsPorts } = withOpsPorts(discovered, config.opsPort);
 
   const terminal = process.stdout.isTTY === true;
   // Services write JSON to their pipe; on a terminal outside production, show it as people read logs.
@@ -124,12 +138,12 @@ async function main(): Promise<void> {
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
 
-  await checkPortsFree(config, services);
+  await checkPortsFree(config, services, opsPorts);
   await checkDependencies(config);
   await migrate(config);
   supervisor.start(services);
   started = true;
-  void printUrls(config, services, () => signalled || supervisor.isStopping);
+  void printUrls(config, services, opsPorts, () => signalled || supervisor.isStopping);
 
   const exitCode = await supervisor.done;
   // A failure was already reported when the service exited.

@@ -83,6 +83,16 @@ async function poll(start: StartProcess, url: string, timeoutMs: number): Promis
   }
 }
 
+/** The first of `count` consecutive free ports, none of them `taken` (ports free now that another process will open). */
+async function freePortRun(count: number, taken: readonly number[]): Promise<number> {
+  for (;;) {
+    const first = await freePort();
+    if (first + count - 1 > 65_535 || taken.some((p) => p >= first && p < first + count)) continue;
+    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => portIsFree(first + i + 1)));
+    if (rest.every(Boolean)) return first;
+  }
+}
+
 async function databaseExists(name: string): Promise<boolean> {
   return withAdminClient(async (c) => (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1);
 }
@@ -108,9 +118,12 @@ describe('pnpm start', () => {
     let port = 0;
     let start: StartProcess;
 
+    let opsPort = 0;
+
     beforeAll(async () => {
       port = await freePort();
-      start = new StartProcess(baseEnv(database, port));
+      opsPort = await freePortRun(3, [port, 3001, 2525]);
+      start = new StartProcess({ ...baseEnv(database, port), OPS_PORT: String(opsPort) });
     });
 
     afterAll(async () => {
@@ -152,6 +165,19 @@ describe('pnpm start', () => {
       expect(start.stdout).toContain(`http://localhost:${port}/docs`);
       expect(start.stdout).not.toContain('\u001b['); // no colour codes when stdout is not a terminal
     }, 15_000);
+
+    test('when OPS_PORT is set, then each worker serves its ops endpoints on a port of its own (OPS_PORT, +1, +2 in name order), and the output names them', async () => {
+      await start.waitForOutput(/Press Ctrl-C/, 30_000);
+      const workers = ['inbound-smtp', 'sender', 'webhook-dispatcher'];
+      for (const [i, name] of workers.entries()) {
+        expect(start.stdout).toContain(`Ops (${name})`);
+        expect(start.stdout).toContain(`http://localhost:${opsPort + i}`);
+        const res = await poll(start, `http://127.0.0.1:${opsPort + i}/healthz`, 10_000);
+        expect([name, res.status]).toEqual([name, 200]);
+        const metrics = await (await fetch(`http://127.0.0.1:${opsPort + i}/metrics`)).text();
+        expect([name, metrics.includes(`mailroom_${name.replace(/-/g, '_')}_process_cpu`)]).toEqual([name, true]);
+      }
+    }, 60_000);
 
     test('when OUTBOUND_SMTP_URL is unset, then it says mail goes to MX hosts on port 25 and how to catch it locally', async () => {
       await start.waitForOutput(/Press Ctrl-C/, 10_000);

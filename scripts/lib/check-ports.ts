@@ -12,7 +12,7 @@ async function checkPort(port: number, variable: string): Promise<void> {
  * Checks, before anything starts, that each port the named services will open is free, so a
  * port held by another program is reported as such rather than answering in Mailroom's place.
  */
-export async function checkPorts(config: Readonly<Config>, services: ReadonlySet<string>): Promise<void> {
+export async function checkPorts(config: Readonly<Config>, services: ReadonlySet<string>, opsPorts: readonly { port: number }[] = []): Promise<void> {
   const ports: Record<keyof typeof PORT_VARIABLES, number> = {
     gateway: config.apiPort,
     tracking: config.trackingPort,
@@ -22,4 +22,5 @@ export async function checkPorts(config: Readonly<Config>, services: ReadonlySet
     // Port 0 means "any free port", which cannot be taken.
     if (services.has(service) && ports[service] !== 0) await checkPort(ports[service], variable);
   }
+  for (const { port } of opsPorts) if (port !== 0) await checkPort(port, 'OPS_PORT');
 }

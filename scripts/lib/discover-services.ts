@@ -8,6 +8,8 @@ export interface ServiceCommand {
   readonly cwd: string;
   readonly command: string;
   readonly args: string[];
+  /** Variables set for this service only, over the supervisor's own environment. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 interface PackageJson {

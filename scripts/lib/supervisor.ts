@@ -43,7 +43,8 @@ export class Supervisor {
       // Each service leads its own process group: a terminal's Ctrl-C reaches only this
       // supervisor, which then signals each group once (a second signal makes a service exit
       // at once), and a `pnpm run` wrapper, which does not forward signals, is covered too.
-      const child = spawn(service.command, service.args, { cwd: service.cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const env = service.env ? { ...process.env, ...service.env } : process.env;
+      const child = spawn(service.command, service.args, { cwd: service.cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       if (child.stdout) prefixLines(child.stdout, process.stdout, tag, this.options.format);
       if (child.stderr) prefixLines(child.stderr, process.stderr, tag, this.options.format);
       const entry: Running = { name: service.name, child, closed: Promise.resolve(), done: false };
