@@ -63,6 +63,19 @@ describe('routes: /routes', () => {
     expect(badName.body).toMatchObject({ name: 'validation_error', message: expect.stringContaining('`name`') });
   });
 
+  test('when a match is at BOUNCE_DOMAIN (in any spelling), then 422 naming `match`, at creation and change; its subdomains and other domains are routable', async () => {
+    const bounceDomain = t.config.bounceDomain;
+    for (const match of [`*@${bounceDomain}`, `anything@${bounceDomain.toUpperCase()}`, ` bounces@${bounceDomain}. `]) {
+      const res = await a.post('/routes', { match });
+      expect([match, res.status, res.body]).toEqual([match, 422, { name: 'validation_error', message: expect.stringContaining('`match`'), statusCode: 422 }]);
+    }
+    const route = await a.post('/routes', { match: `*@sub.${bounceDomain}` });
+    expect(route.status).toBe(201);
+    const changed = await a.patch(`/routes/${route.body.id}`, { match: `*@${bounceDomain}` });
+    expect(changed.status).toBe(422);
+    expect((await a.get(`/routes/${route.body.id}`)).body.match).toBe(`*@sub.${bounceDomain}`);
+  });
+
   test('when another project already has the match (in any case), then 409 conflict and nothing is stored', async () => {
     const match = unique('sales');
     expect((await a.post('/routes', { match })).status).toBe(201);

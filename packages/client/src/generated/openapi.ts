@@ -376,7 +376,7 @@ export interface paths {
         put?: never;
         /**
          * Create a route: receive mail for an address or a domain
-         * @description A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.
+         * @description A match already used by any route, of this project or another, is 409 `conflict`; a malformed one, or one at `BOUNCE_DOMAIN` (where bounces and complaints arrive for every project), is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.
          */
         post: operations["createRoute"];
         delete?: never;
@@ -405,7 +405,7 @@ export interface paths {
         head?: never;
         /**
          * Change a route's match or name
-         * @description A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project. `name: null` clears the name.
+         * @description A match already used by any route, of this project or another, is 409 `conflict`; a malformed one, or one at `BOUNCE_DOMAIN` (where bounces and complaints arrive for every project), is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project. `name: null` clears the name.
          */
         patch: operations["updateRoute"];
         trace?: never;

@@ -1,4 +1,4 @@
-import { conflict, isId, newId, notFound } from '@mailroom/core';
+import { conflict, isId, MailroomError, newId, normalizeDomain, notFound } from '@mailroom/core';
 import {
   deleteRoute as deleteRouteRow,
   findRoute,
@@ -17,6 +17,17 @@ import type { ListQuery } from '../../http/pagination';
 // The same words whether the match was taken by this project or another: routes are
 // first-come within one installation (DESIGN §7), and the owner is not revealed.
 const taken = (match: string) => conflict(`The match "${match}" is already used by a route.`);
+
+/**
+ * A route may not claim BOUNCE_DOMAIN (422 `validation_error`): the MX takes VERP bounces and
+ * complaints there for every project, and a route would receive whatever arrives there that is
+ * not one (a bounce whose return path a relay mangled, holding another project's message).
+ */
+export function requireRoutableMatch(match: string, bounceDomain: string): void {
+  const domain = match.slice(match.lastIndexOf('@') + 1);
+  if (domain !== (normalizeDomain(bounceDomain) ?? bounceDomain.toLowerCase())) return;
+  throw new MailroomError('validation_error', `\`match\`: ${domain} is BOUNCE_DOMAIN, where Mailroom receives bounces and complaints for every project; it cannot be routed.`);
+}
 
 /**
  * Creates a route; its match (already normalized) must not belong to any route yet, else 409

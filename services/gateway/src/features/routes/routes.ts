@@ -6,7 +6,7 @@ import { listQueryFor, toPage } from '../../http/pagination';
 import { defineRoute } from '../../http/route';
 import { deletedSchema, idParams, listSchema, nameField, timestamp } from '../../schemas/common';
 import { requireRouteDomain } from '../domains/sending-domains';
-import { changeRoute, createRoute, getRoute, listProjectRoutes, removeRoute } from './manage-routes';
+import { changeRoute, createRoute, getRoute, listProjectRoutes, removeRoute, requireRoutableMatch } from './manage-routes';
 
 // An address is at most 254 characters; a little more leaves room for `*@` and spaces to trim.
 const MAX_MATCH_INPUT = 300;
@@ -49,7 +49,7 @@ const present = (route: RouteRow): z.infer<typeof routeSchema> => ({
 });
 
 const MATCH_RULES =
-  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
+  'A match already used by any route, of this project or another, is 409 `conflict`; a malformed one, or one at `BOUNCE_DOMAIN` (where bounces and complaints arrive for every project), is 422 `validation_error`; with `REQUIRE_VERIFIED_DOMAINS` (the default in production), a match whose domain is not verified in the project is 403 `domain_not_verified`, and a route of another project that no longer holds the domain verified gives its match up to the project that verified it (unless webhook endpoints are scoped to it: 409). Mail to the address (or domain) is then accepted by the MX and stored as received email of this project.';
 
 export const routeRoutes = [
   defineRoute({
@@ -65,6 +65,7 @@ export const routeRoutes = [
     errors: ['conflict', 'domain_not_verified'],
     async handler({ body, auth, ctx }) {
       const projectId = scopedProjectId(auth);
+      requireRoutableMatch(body.match, ctx.config.bounceDomain);
       await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
       return present(await createRoute(ctx.pool, projectId, body, { takeOverLapsed: ctx.config.requireVerifiedDomains }));
     },
@@ -111,7 +112,10 @@ export const routeRoutes = [
     errors: ['not_found', 'conflict', 'domain_not_verified'],
     async handler({ params, body, auth, ctx }) {
       const projectId = scopedProjectId(auth);
-      if (body.match !== undefined) await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
+      if (body.match !== undefined) {
+        requireRoutableMatch(body.match, ctx.config.bounceDomain);
+        await requireRouteDomain(ctx.pool, projectId, body.match, ctx.config.requireVerifiedDomains);
+      }
       return present(await changeRoute(ctx.pool, projectId, params.id, body, { takeOverLapsed: ctx.config.requireVerifiedDomains }));
     },
   }),
