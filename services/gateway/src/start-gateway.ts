@@ -111,6 +111,10 @@ export async function startGateway(config: Readonly<Config>, options: GatewayOpt
   // proxy: the socket's address is then the proxy's, shared by every client.
   const onHeadersTimeout = config.gatewayTrustProxy ? undefined : (ip: string | undefined) => countStalledLogin(ctx.rateLimits, clientBlock(ip ?? 'unknown'));
   answerNodeRefusals(server, { logger: logger.child({ component: 'http' }), allow: 'GET, HEAD, POST, PATCH, DELETE', handler: app, onHeadersTimeout });
+  // `Expect: 100-continue` is answered by the route's body reader, after authentication and
+  // routing (read-json-body.ts): a refused request (401, 404, 413 by its Content-Length) is
+  // answered without inviting its body first. Node would send `100 Continue` at once.
+  server.on('checkContinue', app);
   await listenOnHost(server, config.apiPort, options.host, PORT_VARIABLES.gateway);
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

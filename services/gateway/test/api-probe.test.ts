@@ -199,6 +199,17 @@ describe('API probe', () => {
       expect(res.status).toBe(200);
     });
 
+    test('when Expect is 100-continue and the request is refused before its body (no credentials, a Content-Length over the limit), then the answer comes without inviting the body, and the connection closes', async () => {
+      for (const [auth, length, status] of [['', 100, 401], [`Authorization: Bearer ${token}\r\n`, 50_000_000, 413]] as const) {
+        const res = await rawRequest(t.gateway.url, [
+          `POST /emails HTTP/1.1\r\nHost: ${host()}\r\n${auth}Content-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: ${length}\r\n\r\n`,
+        ]);
+        expect([status, res.status, res.closed]).toEqual([status, status, true]);
+        expect(res.body).not.toContain('100 Continue');
+        expect(res.closedAfterMs).toBeLessThan(3_000);
+      }
+    });
+
     test('when an HTTP/1.1 request has no Host, then 400 invalid_json as JSON with X-Request-Id, and the connection closes', async () => {
       const res = await rawRequest(t.gateway.url, [`GET /emails HTTP/1.1\r\nAuthorization: Bearer ${token}\r\n\r\n`]);
       expect(res.status).toBe(400);

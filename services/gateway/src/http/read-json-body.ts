@@ -50,6 +50,15 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
     : express.json({ limit: options.limit, type: () => true, strict: false });
   const { budget } = options;
   return (req, res) => {
+    const oversized = declaredOverLimit(req, options.limitBytes);
+    if (expectsContinue(req)) {
+      // The gateway answers `Expect: 100-continue` itself (start-gateway.ts): the body is asked
+      // for only here, once the request was authenticated, authorized and routed, and a body
+      // declared over the limit is refused before it is sent. Node closes the connection after
+      // an answer that never asked for the body.
+      if (oversized) return Promise.reject(BODY_ERRORS['entity.too.large']?.());
+      res.writeContinue();
+    }
     const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
     if (budget && bytes > 0) {
       if (!budget.take(bytes)) {
@@ -100,6 +109,18 @@ function bodyBytes(req: Request, limitBytes: number): number {
   if (length > limitBytes) return 0;
   const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
   return identity ? length : Math.min(limitBytes, Math.max(COMPRESSED_MIN_BYTES, length * COMPRESSION_RATIO));
+}
+
+/** Whether the client waits for `100 Continue` before sending its body (RFC 9110 §10.1.1). */
+function expectsContinue(req: Request): boolean {
+  return req.headers.expect?.trim().toLowerCase() === '100-continue';
+}
+
+/** Whether an uncompressed body's Content-Length alone is over the limit (body-parser's 413). */
+function declaredOverLimit(req: Request, limitBytes: number): boolean {
+  const length = Number(req.headers['content-length']);
+  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
+  return identity && Number.isSafeInteger(length) && length > limitBytes;
 }
 
 function toBodyError(err: unknown): MailroomError {
