@@ -132,6 +132,25 @@ describe.each(['apiToken', 'session'] as const)('with %s authentication', (mode)
   // Addresses are stored lower-cased.
   const tag = mode.toLowerCase();
 
+  test('when an attachment is given as bytes (a Uint8Array or a Buffer), then it is sent as base64 and stored byte for byte, in a send and a batch', async () => {
+    const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) % 256);
+    const attachments = [
+      { filename: 'bytes.bin', content: bytes },
+      { filename: 'buffer.bin', content: Buffer.from('Grüße\u0000') },
+      { filename: 'text.txt', content: Buffer.from('already base64').toString('base64') },
+    ];
+    const sent = await client().emails.send({ from: 'hello@acme.example', to: sandbox('delivered'), subject: 'Bytes', text: 'See attached', attachments });
+    const [batched] = (await client().emails.batch([{ from: 'hello@acme.example', to: sandbox('delivered'), subject: 'Bytes', text: 'x', attachments }])).data;
+    for (const id of [sent.id, batched!.id]) {
+      const stored = await t.gateway.ctx.pool.query({ text: 'SELECT filename, content FROM email_attachments WHERE email_id = $1 ORDER BY position', values: [id] });
+      expect(stored.rows.map((r: { filename: string; content: Buffer }) => [r.filename, r.content.toString('hex')])).toEqual([
+        ['bytes.bin', Buffer.from(bytes).toString('hex')],
+        ['buffer.bin', Buffer.from('Grüße\u0000').toString('hex')],
+        ['text.txt', Buffer.from('already base64').toString('hex')],
+      ]);
+    }
+  });
+
   test('when an email is sent, then it can be read, listed, filtered and iterated across pages', async () => {
     const to = `${tag}-${Date.now()}@example.com`;
     const sent = await client().emails.send({ from: 'Acme <hello@acme.example>', to: [to, sandbox('delivered')], subject: 'Hi', text: 'Hello', tags: [{ name: 'kind', value: 'welcome' }] });

@@ -130,6 +130,17 @@ describe('verifyWebhook', () => {
     expect(await rejectionOf(verifyWebhook({ payload: body, headers, secret }))).toBeInstanceOf(WebhookVerificationError);
   });
 
+  test('when the tolerance or the clock is not a usable number (NaN from an unset variable, Infinity, a bad Date), or the secret lacks whsec_, then it throws a TypeError rather than turning the replay check off', async () => {
+    const old = deliveryHeaders(secret, body, nowSeconds() - 365 * 86_400);
+    for (const bad of [{ toleranceSeconds: Number(undefined) }, { toleranceSeconds: Number.POSITIVE_INFINITY }, { toleranceSeconds: -1 }, { now: new Date('garbage') }]) {
+      const error = await rejectionOf(verifyWebhook({ payload: body, headers: old, secret, ...bad }));
+      expect([bad, error]).toEqual([bad, expect.any(TypeError)]);
+    }
+    const unprefixed = await rejectionOf(verifyWebhook({ payload: body, headers: deliveryHeaders(secret), secret: secret.slice('whsec_'.length) }));
+    expect(unprefixed).toBeInstanceOf(TypeError);
+    expect(unprefixed.message).toMatch(/whsec_/);
+  });
+
   test('when given parsed JSON instead of the raw body, then it says to pass the raw body', async () => {
     const error = await rejectionOf(verifyWebhook({ payload: event as any, headers: deliveryHeaders(secret), secret }));
     expect(error).toBeInstanceOf(TypeError);

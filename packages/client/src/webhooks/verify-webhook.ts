@@ -37,7 +37,15 @@ const encoder = new TextEncoder();
  */
 export async function verifyWebhook(params: VerifyWebhookParams): Promise<WebhookEvent> {
   const { headers, secret } = params;
-  if (typeof secret !== 'string' || secret === '') throw new TypeError('verifyWebhook: secret must be the endpoint secret, whsec_….');
+  // The whole secret keys X-Service-Signature, so one without its prefix could never verify it.
+  if (typeof secret !== 'string' || !secret.startsWith('whsec_')) throw new TypeError('verifyWebhook: secret must be the endpoint secret as shown, whsec_….');
+  // NaN or Infinity would pass every timestamp, turning the replay check off.
+  const toleranceSeconds = params.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  if (typeof toleranceSeconds !== 'number' || !Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
+    throw new TypeError('verifyWebhook: toleranceSeconds must be a finite number of seconds, 0 or more.');
+  }
+  const now = params.now ?? new Date();
+  if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('verifyWebhook: now must be a valid Date.');
   const body = bodyBytes(params.payload);
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
@@ -45,10 +53,10 @@ export async function verifyWebhook(params: VerifyWebhookParams): Promise<Webhoo
   if (id === null || timestamp === null || signatures === null) {
     throw new WebhookVerificationError('Missing the webhook-id, webhook-timestamp or webhook-signature header.');
   }
-  checkTimestamp(timestamp, params.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS, params.now ?? new Date());
+  checkTimestamp(timestamp, toleranceSeconds, now);
 
   const signedContent = concat(encoder.encode(`${id}.${timestamp}.`), body);
-  const standardKey = await hmacKey(base64Decode(secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret, 'secret'));
+  const standardKey = await hmacKey(base64Decode(secret.slice('whsec_'.length), 'secret'));
   const candidates = signatures.split(' ').filter((candidate) => candidate !== '');
   let matched = false;
   for (const candidate of candidates) {
