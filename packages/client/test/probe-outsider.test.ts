@@ -413,7 +413,7 @@ describe('Webhook endpoints', () => {
     receiver.answer = () => ({ status: 200, body: 'ok' });
     expect(await mailroom.webhooks.replay(endpoint.id)).toMatchObject({ eventId: attempt.eventId, success: true, trigger: 'manual' });
     await expectApiError(mailroom.webhooks.replay(endpoint.id), 'not_found', 404);
-    expect(await mailroom.webhooks.recover(endpoint.id, { since: '2026-11-20T00:00:00Z' })).toMatchObject({ object: 'webhook_recovery', webhookId: endpoint.id });
+    expect(await mailroom.webhooks.recover(endpoint.id, { since: new Date(Date.now() - 86_400_000).toISOString() })).toMatchObject({ object: 'webhook_recovery', webhookId: endpoint.id });
     expect(await mailroom.webhooks.remove(endpoint.id)).toEqual({ object: 'webhook', id: endpoint.id, deleted: true });
   });
 });
