@@ -159,13 +159,28 @@ describe('WebhookClient and receivers that close kept-alive connections unannoun
     expect(receiver.stats).toEqual({ connections: 2, requests: 3 });
   });
 
-  test('when every connection closes before an answer, then the POST is tried on one more connection only, and the failure says so', async () => {
+  test('when a new connection closes after reading the POST, without an answer, then it is not posted again (the receiver read it): the failure says so', async () => {
     const receiver = await startReceiver(() => 'close');
     const client = new WebhookClient({ timeoutSeconds: 2, resolver: createResolver([], 1_000), allowPrivateNetworks: true });
     const result = await post(client, receiver.url);
     await client.close();
     receiver.server.close();
     expect(result).toMatchObject({ status: null, error: 'Connection reset before a response.' });
-    expect(receiver.stats).toEqual({ connections: 2, requests: 2 });
+    expect(receiver.stats).toEqual({ connections: 1, requests: 1 });
+  });
+
+  test('when every kept-alive connection of the pool closes as its next POST arrives, then the POST is made again on a new connection, not on another kept-alive one, and succeeds', async () => {
+    // Each connection answers its first request only.
+    const receiver = await startReceiver((nth) => (nth === 1 ? 'ok' : 'close'));
+    const client = new WebhookClient({ timeoutSeconds: 2, resolver: createResolver([], 1_000), allowPrivateNetworks: true });
+    // Three at once: three connections, each kept alive after its answer.
+    const opening = await Promise.all([post(client, receiver.url), post(client, receiver.url), post(client, receiver.url)]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const later = await post(client, receiver.url);
+    await client.close();
+    receiver.server.close();
+    expect([...opening, later].map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    // The fourth POST: once on a kept-alive connection (closed), once on a new one (answered).
+    expect(receiver.stats).toEqual({ connections: 4, requests: 5 });
   });
 });

@@ -1,7 +1,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type Socket } from 'node:net';
 import { writePerTurn } from '@mailroom/core';
-import { buildConnector, Pool } from 'undici';
+import { buildConnector, Client, Pool } from 'undici';
 import { ExchangeDeadlines, type ExchangeOutcome, ExchangeTimeoutError, PostExchange } from './post-exchange';
 import { resolvePublicHost, type ResolveOptions, UnsafeWebhookHostError } from './resolve-public-host';
 
@@ -54,6 +54,8 @@ export class WebhookClient {
   private readonly targets = new Map<string, Target>();
   /** `WEBHOOK_TIMEOUT_SECONDS` for each whole exchange, one timer for all. */
   private readonly deadlines = new ExchangeDeadlines();
+  /** Which connections have answered before: only on one of those is a POST made again. */
+  private readonly sockets = new AnsweredSockets();
 
   constructor(private readonly options: WebhookClientOptions) {}
 
@@ -65,16 +67,21 @@ export class WebhookClient {
     if (target.refused !== undefined) {
       outcome = { ok: false, error: target.refused, status: null };
     } else {
-      outcome = await this.exchange(target, body, headers, deadline, true);
-      // Once more, within the same deadline, when the connection closed before any response: a
-      // receiver that closes idle keep-alive connections without announcing it (no Keep-Alive
-      // timeout hint) can close one just as this POST goes out on it. RFC 9110 §9.2.2 allows
-      // retrying a POST whose semantics are known to be idempotent: a delivery is, by its
-      // webhook-id (at-least-once, DESIGN §5). It waits for the event loop's next turn, so other
-      // idle connections the receiver closed meanwhile are seen closed and not taken for it.
-      if (closedBeforeResponse(outcome) && performance.now() < deadline) {
-        await new Promise((resolve) => setImmediate(resolve));
-        outcome = await this.exchange(target, body, headers, deadline, false);
+      outcome = await this.exchange(target, body, headers, deadline, this.pool(target.origin));
+      // Once more, within the same deadline and on a new connection of its own, when a kept-alive
+      // connection closed before any response: a receiver that closes idle keep-alive connections
+      // without announcing it (no Keep-Alive timeout hint) can close one just as this POST goes
+      // out on it. RFC 9110 §9.2.2 allows retrying a POST whose semantics are known to be
+      // idempotent: a delivery is, by its webhook-id (at-least-once, DESIGN §5). A connection made
+      // for this POST that closed without answering is the receiver's failure (it may well have
+      // read the POST): not made again here, but retried on the schedule.
+      if (closedOnReuse(outcome, this.sockets) && performance.now() < deadline) {
+        const fresh = new Client(target.origin, this.clientOptions());
+        try {
+          outcome = await this.exchange(target, body, headers, deadline, fresh);
+        } finally {
+          void fresh.destroy();
+        }
       }
     }
     const durationMs = Math.round(performance.now() - started);
@@ -85,10 +92,12 @@ export class WebhookClient {
   }
 
   /**
-   * One POST. `shared`: its deadline joins `deadlines`, which holds them in start order; the one
-   * retry starts later with the original deadline, so it has a timer of its own (a rare path).
+   * One POST, on `dispatcher`: the origin's pool, or a one-off connection for the retry. On the
+   * pool its deadline joins `deadlines`, which holds them in start order; the one retry starts
+   * later with the original deadline, so it has a timer of its own (a rare path).
    */
-  private exchange(target: Target, body: string, headers: Record<string, string>, deadline: number, shared: boolean): Promise<ExchangeOutcome> {
+  private exchange(target: Target, body: string, headers: Record<string, string>, deadline: number, dispatcher: Pool | Client): Promise<ExchangeOutcome> {
+    const shared = dispatcher instanceof Pool;
     return new Promise<ExchangeOutcome>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const exchange = new PostExchange(deadline, (result) => {
@@ -102,7 +111,7 @@ export class WebhookClient {
         timer = setTimeout(() => exchange.expire(), Math.max(0, deadline - performance.now()));
         timer.unref();
       }
-      this.pool(target.origin).dispatch({ path: target.path, method: 'POST', headers, body }, exchange);
+      dispatcher.dispatch({ path: target.path, method: 'POST', headers, body }, exchange);
     });
   }
 
@@ -128,29 +137,34 @@ export class WebhookClient {
     return target;
   }
 
+  /** How the origin's connections are made: the pool's, and the retry's one-off connection. */
+  private clientOptions(): Pool.Options {
+    const connect = buildConnector({
+      timeout: this.options.timeoutSeconds * 1000,
+      lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback),
+    } as buildConnector.BuildOptions);
+    return {
+      // The posts started in one turn of the event loop leave together at its end (writePerTurn):
+      // the receiver is woken once for them, not once each.
+      connect: (options, callback) =>
+        connect(options, (err, socket) => {
+          if (err !== null || socket === null) return callback(err ?? new Error('no connection'), null);
+          this.sockets.track(socket as Socket);
+          writePerTurn(socket as Socket);
+          callback(null, socket);
+        }),
+      // The exchange's deadline (`deadlines`) bounds headers and body already: undici's own
+      // timers would only be set, refreshed and cleared on every POST.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+    };
+  }
+
   private pool(origin: string): Pool {
     let pool = this.pools.get(origin);
     if (!pool) {
-      const timeoutMs = this.options.timeoutSeconds * 1000;
-      const connect = buildConnector({
-        timeout: timeoutMs,
-        lookup: (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback) => this.lookup(hostname, lookupOptions, callback),
-      } as buildConnector.BuildOptions);
-      pool = new Pool(origin, {
-        // The posts started in one turn of the event loop leave together at its end (writePerTurn):
-        // the receiver is woken once for them, not once each.
-        connect: (options, callback) =>
-          connect(options, (err, socket) => {
-            if (err !== null || socket === null) return callback(err ?? new Error('no connection'), null);
-            writePerTurn(socket as Socket);
-            callback(null, socket);
-          }),
-        // The exchange's deadline (`deadlines`) bounds headers and body already: undici's own
-        // timers would only be set, refreshed and cleared on every POST.
-        headersTimeout: 0,
-        bodyTimeout: 0,
-        keepAliveTimeout: KEEP_ALIVE_MS,
-      });
+      pool = new Pool(origin, this.clientOptions());
       if (this.pools.size >= MAX_POOLS) {
         const [oldest, old] = this.pools.entries().next().value as [string, Pool];
         this.pools.delete(oldest);
@@ -226,10 +240,45 @@ function parseHttpDate(text: string, now: number): number | null {
 const TLS_CERTIFICATE_ERROR = /^(ERR_TLS_CERT_ALTNAME_INVALID|[A-Z_]*(CERT|SELF_SIGNED)[A-Z_]*|UNABLE_TO_[A-Z_]+)$/;
 
 /** The connection closed or was reset before a single byte of a response: nothing was answered. */
-function closedBeforeResponse(outcome: ExchangeOutcome): boolean {
+/**
+ * Whether the exchange failed because a connection that had answered an earlier request closed
+ * before any byte of this one's answer (`AnsweredSockets` knows which had).
+ */
+function closedOnReuse(outcome: ExchangeOutcome, sockets: AnsweredSockets): boolean {
   if (outcome.ok || outcome.status !== null) return false;
   const e = outcome.error as { code?: string; message?: string };
-  return e.code === 'ECONNRESET' || e.code === 'EPIPE' || (e.code === 'UND_ERR_SOCKET' && e.message === 'other side closed');
+  const closed = e.code === 'ECONNRESET' || e.code === 'EPIPE' || (e.code === 'UND_ERR_SOCKET' && e.message === 'other side closed');
+  return closed && sockets.hadAnswered(outcome.error);
+}
+
+// On a socket's error: whether the socket had received anything before it.
+const HAD_ANSWERED = Symbol('mailroom.hadAnswered');
+
+/**
+ * Which live connections have received an answer: a kept-alive one, as opposed to one made for
+ * the request that failed on it. Byte counters cannot tell (a TLS socket reads its handshake).
+ * A socket's own error is marked before undici's listener sees it; undici's "other side closed"
+ * names the socket by its local address and port, looked up here until the socket is gone.
+ */
+class AnsweredSockets {
+  private readonly answered = new Map<string, boolean>();
+
+  track(socket: Socket): void {
+    const key = `${socket.localAddress}:${socket.localPort}`;
+    this.answered.set(key, false);
+    socket.once('data', () => this.answered.set(key, true));
+    socket.prependListener('error', (err: Error & { [HAD_ANSWERED]?: boolean }) => {
+      err[HAD_ANSWERED] = this.answered.get(key) === true;
+    });
+    // After undici's own handlers, and the exchange's reading of the error, have run.
+    socket.once('close', () => setImmediate(() => this.answered.delete(key)));
+  }
+
+  hadAnswered(err: unknown): boolean {
+    const e = err as { [HAD_ANSWERED]?: boolean; socket?: { localAddress?: string; localPort?: number } };
+    if (e[HAD_ANSWERED] !== undefined) return e[HAD_ANSWERED];
+    return e.socket !== undefined && this.answered.get(`${e.socket.localAddress}:${e.socket.localPort}`) === true;
+  }
 }
 
 /** `cutStatus`: the status of a response that failed before its end. */

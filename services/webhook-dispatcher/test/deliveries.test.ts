@@ -26,6 +26,7 @@ interface AttemptRow {
   response_body: string | null;
   error: string | null;
   next_retry_at: Date | null;
+  duration_ms: number;
   created_at: Date;
 }
 
@@ -149,18 +150,25 @@ describe('the webhook dispatcher', () => {
     expect(new Set(receiver.forEvent(eventId!).map((r) => r.headers['webhook-id']))).toEqual(new Set([eventId]));
   });
 
-  test('when the receiver answers 429 with Retry-After, then the next attempt waits that long rather than the schedule', async () => {
+  test('when the receiver answers 429 with Retry-After, then the next attempt waits that long after the answer (not after the request: a slow 429 does not eat it), rather than the schedule', async () => {
     let calls = 0;
     receiver.answer = () => (++calls === 1 ? { status: 429, headers: { 'retry-after': '3' } } : { status: 204 });
-    const { id } = await createEndpoint(pool, projectId, { url: urlFor('429'), events: ['email.complained'] });
-    const [eventId] = await emit([{ type: 'email.complained' }]);
-    await until(async () => (await delivery(id, eventId!))?.state === 'succeeded', 15_000, 'the retry');
-    const [first, second] = await attempts(id);
-    expect(first!.response_status).toBe(429);
-    expect(first!.next_retry_at!.getTime() - first!.created_at.getTime()).toBeGreaterThanOrEqual(3_000);
-    expect(second!.created_at.getTime()).toBeGreaterThanOrEqual(first!.next_retry_at!.getTime() - 50);
-    expect(second).toMatchObject({ attempt: 2, success: true, response_status: 204 });
-  });
+    receiver.delayMs = 1_500;
+    try {
+      const { id } = await createEndpoint(pool, projectId, { url: urlFor('429'), events: ['email.complained'] });
+      const [eventId] = await emit([{ type: 'email.complained' }]);
+      await until(async () => (await delivery(id, eventId!))?.state === 'succeeded', 20_000, 'the retry');
+      const [first, second] = await attempts(id);
+      expect(first!.response_status).toBe(429);
+      expect(first!.duration_ms).toBeGreaterThanOrEqual(1_400);
+      const answeredAt = first!.created_at.getTime() + first!.duration_ms;
+      expect(first!.next_retry_at!.getTime() - answeredAt).toBeGreaterThanOrEqual(3_000);
+      expect(second!.created_at.getTime()).toBeGreaterThanOrEqual(answeredAt + 3_000 - 50);
+      expect(second).toMatchObject({ attempt: 2, success: true, response_status: 204 });
+    } finally {
+      receiver.delayMs = 0;
+    }
+  }, 30_000);
 
   test('when the receiver answers 410, then the endpoint is disabled as gone and its other pending deliveries stop without an attempt', async () => {
     receiver.answer = () => ({ status: 410 });
