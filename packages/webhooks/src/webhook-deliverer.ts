@@ -2,6 +2,7 @@ import type { Resolver } from 'node:dns/promises';
 import { type Config, conflict, createResolver, deriveKey, type Logger, notFound } from '@mailroom/core';
 import { createTestDelivery, findReplayTarget, type Pool, recordAttempts, recordReplay, type WebhookAttempt, withTryLock } from '@mailroom/db';
 import { type AttemptDeps, attemptDelivery } from './attempt-delivery';
+import { replayLock } from './request-recovery';
 import { WebhookClient } from './webhook-client';
 
 /** Manual deliveries, made synchronously for the gateway's replay and test endpoints. */
@@ -69,7 +70,7 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Webhoo
     async replay(projectId, webhookId) {
       // One replay of an endpoint at a time, on every replica: two at once would both find the
       // same failed event and post it twice. The second is told so rather than kept waiting.
-      const replayed = await withTryLock(pool, `mailroom-webhook-replay\0${webhookId}`, async () => {
+      const replayed = await withTryLock(pool, replayLock(webhookId), async () => {
         const target = await findReplayTarget(pool, projectId, webhookId);
         if (!target) return null;
         const record = await attemptDelivery(deps, target, { leased: false });
@@ -77,7 +78,7 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Webhoo
         logger.info({ webhookId, eventId: target.eventId, success: record.success, status: record.responseStatus }, 'webhook replayed');
         return attempt;
       });
-      if (!replayed.locked) throw conflict('A replay of this endpoint is in progress; try again once it has answered.');
+      if (!replayed.locked) throw conflict('A replay or recover of this endpoint is in progress; try again once it has answered.');
       return replayed.value;
     },
 

@@ -208,6 +208,29 @@ describe('webhook deliveries through the API: test, replay, recover, the attempt
     expect((await api.post(`/webhooks/${endpoint.id}/replay`)).status).toBe(404);
   });
 
+  test('when a recover arrives while a replay of the same endpoint is posting, then the recover is a 409 and the replayed event is posted once', async () => {
+    const endpoint = await createEndpoint('replayrecover');
+    receiver.answer = () => ({ status: 500, body: 'down' });
+    const failed = await api.post(`/webhooks/${endpoint.id}/test`);
+    expect(failed.body).toMatchObject({ success: false, attempt: 1 });
+    receiver.answer = () => ({ status: 200, body: 'ok' });
+    receiver.delayMs = 600;
+    try {
+      const replaying = api.post(`/webhooks/${endpoint.id}/replay`);
+      await until(async () => forEvent(failed.body.eventId).length === 2, 5_000, 'the replay posting');
+      const recover = await api.post(`/webhooks/${endpoint.id}/recover`, { since: new Date(Date.now() - 60_000).toISOString() });
+      expect(recover.status).toBe(409);
+      expect(recover.body).toMatchObject({ name: 'conflict', message: expect.stringContaining('in progress') });
+      expect((await replaying).body).toMatchObject({ eventId: failed.body.eventId, success: true, trigger: 'manual' });
+    } finally {
+      receiver.delayMs = 0;
+    }
+    // Once the replay answered, a recover finds nothing of it left to deliver.
+    expect((await api.post(`/webhooks/${endpoint.id}/recover`, { since: new Date(Date.now() - 60_000).toISOString() })).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(forEvent(failed.body.eventId)).toHaveLength(2);
+  });
+
   test('when an endpoint is disabled, then a replay still delivers, and it stays disabled', async () => {
     const endpoint = await createEndpoint('disabled');
     receiver.answer = () => ({ status: 503, body: 'busy' });

@@ -17,6 +17,8 @@ export async function findReplayTarget(db: Queryable, projectId: string, webhook
              JOIN webhook_deliveries d ON d.event_id = a.event_id AND d.webhook_id = a.webhook_id
              JOIN email_events e ON e.id = a.event_id
             WHERE a.webhook_id = $2 AND w.project_id = $1 AND NOT a.success AND d.state <> 'succeeded'
+              -- Not while the dispatcher posts it (a lease), nor once a recover has queued it: both would post it too.
+              AND (d.lease_until IS NULL OR d.lease_until <= now()) AND NOT (d.state = 'pending' AND d.manual)
               AND NOT EXISTS (SELECT 1 FROM webhook_attempts s WHERE s.webhook_id = a.webhook_id AND s.event_id = a.event_id AND s.success)
             ORDER BY a.id DESC
             LIMIT 1`,

@@ -23,6 +23,8 @@ const PLACEHOLDER = '"q"';
 const MAX_ADDRESS_OCTETS = 254;
 // The path of a MAIL or RCPT line, after an optional source route: the mailbox in group 1.
 const PATH_MAILBOX = /<(?:@[^\s<>"@:]+(?:,@[^\s<>"@:]+)*:)?([^\s<>"]+)>/;
+// After a client's FIN, how long the replies still owed to it are waited for (ms).
+const HALF_CLOSED_REPLY_MS = 3_000;
 // U+FFFD: bytes of the command that were not UTF-8.
 const NOT_UTF8 = '\ufffd';
 
@@ -179,6 +181,24 @@ class MxConnection extends SMTPConnection {
       if (this._parser === parser && !this._closing && !this._closed) this.close();
     });
     return parser;
+  }
+
+  /**
+   * A FIN cannot say whether the client only half-closed or left for good: the replies still
+   * owed are waited for at most HALF_CLOSED_REPLY_MS (a commit or a route lookup stalled behind
+   * a slow PostgreSQL), so a departed client's session, and its per-IP slot, never outlive that.
+   */
+  override _setListeners(callback: () => void): void {
+    const socket = this._socket;
+    socket.once('end', () => {
+      if (this._socket !== socket) return;
+      const timer = setTimeout(() => {
+        if (!this._closed && this._socket === socket) socket.destroy();
+      }, HALF_CLOSED_REPLY_MS);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+    });
+    super._setListeners(callback);
   }
 
   /**

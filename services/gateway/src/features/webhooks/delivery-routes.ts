@@ -57,7 +57,7 @@ export const webhookDeliveryRoutes = [
     operationId: 'replayWebhook',
     summary: 'Replay the latest failed delivery now',
     description:
-      "Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay; 409 `conflict` while another replay of the same endpoint is still in progress (two at once would deliver the event twice).",
+      "Delivers now, synchronously, the event of the endpoint's most recent failed attempt whose event has not been delivered to it since, as a new `manual` attempt with the next attempt number, and answers that attempt (successful or not). On success the event's pending scheduled retries are cancelled. Works on a disabled endpoint and leaves it disabled. 404 `not_found` when there is nothing to replay; 409 `conflict` while another replay or a recover of the same endpoint is still in progress (two at once would deliver the event twice). An event whose retry is being posted right now, or which a recover has queued, is not replayed (the older failure before it is, if any).",
     tag: 'Webhooks',
     access: { kind: 'project' },
     params: idParams,
@@ -72,13 +72,13 @@ export const webhookDeliveryRoutes = [
     path: '/webhooks/{id}/recover',
     operationId: 'recoverWebhook',
     summary: 'Re-deliver every event that failed since a time',
-    description: `Re-delivers, in the background and as \`manual\` attempts, every event whose deliveries to this endpoint all failed since \`since\`, and every event since then (and since the endpoint was created) of the types it subscribes to that it missed while disabled (ISO 8601, at most ${RECOVER_MAX_DAYS} days back, not in the future; else 422). Answers 202 with how many events were marked; the attempts appear in the log as they are made. Works on a disabled endpoint without re-enabling it.`,
+    description: `Re-delivers, in the background and as \`manual\` attempts, every event whose deliveries to this endpoint all failed since \`since\`, and every event since then (and since the endpoint was created) of the types it subscribes to that it missed while disabled (ISO 8601, at most ${RECOVER_MAX_DAYS} days back, not in the future; else 422). Answers 202 with how many events were marked; the attempts appear in the log as they are made. Works on a disabled endpoint without re-enabling it. 409 \`conflict\` while a replay (or another recover) of the endpoint is in progress: the event being replayed would be delivered twice.`,
     tag: 'Webhooks',
     access: { kind: 'project' },
     params: idParams,
     body: recoverRequest,
     success: { status: 202, description: 'Accepted: the events are marked for re-delivery.', schema: recoverySchema },
-    errors: ['not_found'],
+    errors: ['not_found', 'conflict'],
     async handler({ params, body, auth, ctx }) {
       const since = new Date(body.since);
       const events = await recoverSince(ctx.webhookDeliveries, scopedProjectId(auth), params.id, since);
