@@ -17,6 +17,8 @@ export interface OutgoingEmail {
   headers: Record<string, string>;
   tags: { name: string; value: string }[];
   messageId: string;
+  /** When the send was accepted: the message's Date (RFC 5322 §3.6.1), the same on every attempt. Now when absent. */
+  acceptedAt?: Date;
   /** Effective open and click tracking (the send's, else the project's defaults at send time). */
   trackOpens: boolean;
   trackClicks: boolean;
@@ -95,12 +97,12 @@ export class SendStore {
    * UTC without a zone, as Prisma writes them; AT TIME ZONE 'UTC' reads them as such.
    */
   async load(emailIds: readonly string[]): Promise<OutgoingEmail[]> {
-    const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed'>; due: DueRow[] }>({
+    const { rows } = await this.pool.query<{ email: Omit<OutgoingEmail, 'due' | 'suppressed' | 'acceptedAt'> & { acceptedAt: string }; due: DueRow[] }>({
       name: 'mailroom-load-outgoing',
       text: `SELECT json_build_object(
                       'id', e.id, 'projectId', e.project_id, 'from', e.from_header, 'fromAddress', e.from_address, 'to', e."to", 'cc', e.cc, 'replyTo', e.reply_to,
                       'subject', e.subject, 'html', e.html, 'text', e.text, 'headers', e.headers, 'tags', e.tags,
-                      'messageId', e.message_id, 'trackOpens', e.track_opens, 'trackClicks', e.track_clicks,
+                      'messageId', e.message_id, 'acceptedAt', e.created_at AT TIME ZONE 'UTC', 'trackOpens', e.track_opens, 'trackClicks', e.track_clicks,
                       'hasAttachments', EXISTS (SELECT 1 FROM email_attachments a WHERE a.email_id = e.id)) AS email,
                     coalesce((SELECT json_agg(json_build_object(
                                 'id', r.id, 'address', r.address, 'attempts', r.attempts, 'firstAttemptAt', r.first_attempt_at AT TIME ZONE 'UTC',
@@ -116,6 +118,7 @@ export class SendStore {
     const recipient = ({ suppressed: _, firstAttemptAt, ...r }: DueRow): DueRecipient => ({ ...r, firstAttemptAt: firstAttemptAt === null ? null : new Date(firstAttemptAt) });
     return rows.map(({ email, due }) => ({
       ...email,
+      acceptedAt: new Date(email.acceptedAt),
       due: due.filter((r) => !r.suppressed).map(recipient),
       suppressed: due.filter((r) => r.suppressed).map(recipient),
     }));

@@ -56,9 +56,12 @@ export interface DeliveryRequest {
 const NO_BYTES = Buffer.alloc(0);
 
 const DEFAULT_CONNECTION_TIMEOUT_MS = 30_000;
-const DEFAULT_TOTAL_TIMEOUT_MS = 10 * 60_000;
-// Inactivity allowed once connected (RFC 5321 §4.5.3.2 asks servers for up to 10 min after DATA).
-const SOCKET_TIMEOUT_MS = 5 * 60_000;
+// A whole delivery: the 10 minutes below and the rest of the transaction around them.
+const DEFAULT_TOTAL_TIMEOUT_MS = 15 * 60_000;
+// Inactivity allowed once connected: RFC 5321 §4.5.3.2.6 gives a server 10 minutes to answer the
+// final dot (it may be filtering or storing the message), and a client that gives up sooner
+// has the message delivered and sends it again on its retry.
+const SOCKET_TIMEOUT_MS = 10 * 60_000;
 const DEFAULT_MAX_CONNECTIONS_PER_HOST = 5;
 // A next hop that failed to connect is left alone this long (Postfix keeps a dead destination
 // until its next queue run, minutes later).

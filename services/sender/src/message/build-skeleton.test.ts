@@ -155,6 +155,18 @@ describe('MessageSkeleton', () => {
     expect((await simpleParser(skeleton.prefix)).html).toBe(email().html);
   });
 
+  it('when the email has HTML and an empty text, then the text is an empty text/plain part beside the HTML; its Date is when the send was accepted, on every attempt', async () => {
+    const acceptedAt = new Date('2026-11-20T08:00:00.000Z');
+    for (const attempt of [1, 2]) {
+      const skeleton = await MessageSkeleton.build(email({ text: '', acceptedAt }), [], { varyHtml: false });
+      const message = skeleton.prefix.toString('latin1');
+      expect([attempt, /multipart\/alternative/.test(message), /Content-Type: text\/plain/.test(message)]).toEqual([attempt, true, true]);
+      const parsed = await simpleParser(skeleton.prefix);
+      expect(parsed.text ?? '').toBe('');
+      expect(parsed.date?.toISOString()).toBe(acceptedAt.toISOString());
+    }
+  });
+
   it('when a forwarded message (message/*, written as is) has bare CRs and LFs, then they are written CRLF as SMTP would send them, and other attachments keep their bytes', async () => {
     const forwarded = 'Subject: inner\r\n\r\none\rtwo\nthree\r\n.dot\rend\r';
     const binary = Buffer.from('bytes\rwith\nbare\r\rbreaks');

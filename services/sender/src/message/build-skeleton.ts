@@ -227,10 +227,12 @@ function compile(
     replyTo: email.replyTo,
     subject: unstructuredHeaderText(email.subject),
     ...(html !== null ? { html } : {}),
-    ...(email.text !== null ? { text: email.text } : {}),
+    // An empty text is an empty text/plain part: nodemailer leaves out a text that is '' (falsy), not an empty Buffer.
+    ...(email.text !== null ? { text: email.text === '' ? { content: Buffer.alloc(0) } : email.text } : {}),
     headers: customHeaders(email.headers),
     messageId: `<${email.messageId}>`,
-    date: new Date(),
+    // The send's acceptance, not this attempt's: a retry is the same message (RFC 5322 §3.6.1).
+    date: email.acceptedAt ?? new Date(),
     attachments: attachments.map((a) => {
       const type = attachmentType(a);
       return {

@@ -22,6 +22,22 @@ const TOO_LONG_UNBROKEN = 'must not have 998 characters in a row without a space
 const HEADER_NAME = /^[!-9;-~]{1,76}$/; // RFC 5322 field name: printable ASCII except ":"
 const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 
+// Headers whose values are message ids or URLs (In-Reply-To, References: RFC 5322 §3.6.4; the
+// List-* URLs of RFC 2369, 8058; a List-Id's <id>, RFC 2919): outside SMTPUTF8 they have no
+// non-ASCII form (an encoded-word there is no longer an id or a URL; 8BITMIME covers bodies only).
+const ASCII_VALUED_HEADER = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** Why a structured header's value cannot be sent as given, or null. A List-Id's phrase may be any text; its <id> may not. */
+function nonAsciiStructured(name: string, value: string): string | null {
+  if (!ASCII_VALUED_HEADER.test(name)) return null;
+  const checked = /^list-id$/i.test(name) ? (/<[^<>]*>\s*$/.exec(value)?.[0] ?? '') : value;
+  if (!NON_ASCII.test(checked)) return null;
+  return /^(?:in-reply-to|references)$/i.test(name) || /^list-id$/i.test(name)
+    ? 'must be ASCII: a message id (or list id) has no non-ASCII form in mail without SMTPUTF8'
+    : 'must be ASCII: percent-encode non-ASCII characters of its URLs (RFC 3986), as mail without SMTPUTF8 has no other form for them';
+}
+
 const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreaks, NO_LINE_BREAKS).refine(fitsHeaderLine, TOO_LONG_UNBROKEN)).superRefine((headers, ctx) => {
   // Header names are case-insensitive (RFC 5322 §1.2.2): {"X-Ref": …, "x-ref": …} would be sent
   // as two fields, which a receiver may read either way. One value per name is the contract.
@@ -37,6 +53,9 @@ const headersField = z.record(z.string(), z.string().max(998).refine(noLineBreak
       ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name (printable ASCII, no colon or spaces)' });
     } else if (RESERVED_HEADERS.has(name.toLowerCase())) {
       ctx.addIssue({ code: 'custom', path: [name], message: 'is set by Mailroom and cannot be overridden' });
+    } else {
+      const refused = nonAsciiStructured(name, headers[name] as string);
+      if (refused !== null) ctx.addIssue({ code: 'custom', path: [name], message: refused });
     }
   }
 });
