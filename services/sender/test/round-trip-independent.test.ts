@@ -374,7 +374,8 @@ const byName = (a: { filename: string | null }, b: { filename: string | null }) 
 /** What a client must read for `c`: what was submitted, with the equivalences above. */
 function expectedReading(c: Case): Reading {
   const mailboxes = (list: Mailbox[] | undefined) => (list && list.length > 0 ? list.map((m) => ({ name: m.name, address: asciiAddress(m.address) })) : null);
-  const singlePart = (!c.text || c.html === undefined) && (c.attachments ?? []).length === 0;
+  // An empty text beside HTML is a part of its own (empty), as any text is.
+  const singlePart = (c.text === undefined || c.html === undefined) && (c.attachments ?? []).length === 0;
   // A single part's body ends with the message's final line break.
   const body = (value: string | undefined) => {
     if (value === undefined) return null;
@@ -388,7 +389,7 @@ function expectedReading(c: Case): Reading {
     replyTo: mailboxes(c.replyTo),
     subject: c.subject === '' ? null : c.subject,
     headers: Object.fromEntries(Object.entries(c.headers ?? {}).map(([name, value]) => [name.toLowerCase(), value === '' ? [] : [value]])),
-    text: c.text === '' && c.html !== undefined ? null : body(c.text),
+    text: body(c.text),
     html: body(c.html),
     bareLineBreaks: { text: false, html: false },
     attachments: (c.attachments ?? [])

@@ -141,7 +141,8 @@ describe('the webhook dispatcher', () => {
     expect(rows[0]!.next_retry_at).not.toBeNull();
     expect(rows[2]!.next_retry_at).toBeNull();
     for (const i of [0, 1]) {
-      const delay = rows[i]!.next_retry_at!.getTime() - rows[i]!.created_at.getTime();
+      // Counted from the attempt's end (its answer).
+      const delay = rows[i]!.next_retry_at!.getTime() - rows[i]!.created_at.getTime() - rows[i]!.duration_ms;
       expect(delay).toBeGreaterThanOrEqual(900);
       expect(delay).toBeLessThanOrEqual(1100);
       expect(rows[i + 1]!.created_at.getTime()).toBeGreaterThanOrEqual(rows[i]!.next_retry_at!.getTime() - 50);
