@@ -12,9 +12,10 @@ export const replayLock = (webhookId: string) => `mailroom-webhook-replay\0${web
 /**
  * Durable recover (DESIGN §4): marks every event of this endpoint whose delivery ended failed
  * since `since` for re-delivery as a manual attempt, in PostgreSQL; returns how many, or null
- * when the endpoint was deleted meanwhile; 409 `conflict` while a replay of it is in progress. The dispatcher does the work in the background:
- * wake it with `WebhookQueue.wakeDispatcher()` (`@mailroom/core`) after this returns, or its
- * next reconcile tick finds them.
+ * when the endpoint was deleted meanwhile; 409 `conflict` while a replay (or another recover) of
+ * it is in progress. The dispatcher does the work in the background: wake it with
+ * `WebhookQueue.wakeDispatcher()` (`@mailroom/core`) after this returns, or its next reconcile
+ * tick finds them.
  */
 export async function requestRecovery(pool: Pool, args: { projectId: string; webhookId: string; since: Date }): Promise<number | null> {
   const marked = await withTryLock(pool, replayLock(args.webhookId), () => markForRecovery(pool, args));

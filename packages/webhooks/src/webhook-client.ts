@@ -239,7 +239,6 @@ function parseHttpDate(text: string, now: number): number | null {
 // CERT_HAS_EXPIRED, UNABLE_TO_VERIFY_LEAF_SIGNATURE, …) and a host name the certificate does not name.
 const TLS_CERTIFICATE_ERROR = /^(ERR_TLS_CERT_ALTNAME_INVALID|[A-Z_]*(CERT|SELF_SIGNED)[A-Z_]*|UNABLE_TO_[A-Z_]+)$/;
 
-/** The connection closed or was reset before a single byte of a response: nothing was answered. */
 /**
  * Whether the exchange failed because a connection that had answered an earlier request closed
  * before any byte of this one's answer (`AnsweredSockets` knows which had).
