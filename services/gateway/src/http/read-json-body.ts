@@ -50,13 +50,12 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
     : express.json({ limit: options.limit, type: () => true, strict: false });
   const { budget } = options;
   return (req, res) => {
-    const oversized = declaredOverLimit(req, options.limitBytes);
     if (expectsContinue(req)) {
       // The gateway answers `Expect: 100-continue` itself (start-gateway.ts): the body is asked
       // for only here, once the request was authenticated, authorized and routed, and a body
       // declared over the limit is refused before it is sent. Node closes the connection after
       // an answer that never asked for the body.
-      if (oversized) return Promise.reject(BODY_ERRORS['entity.too.large']?.());
+      if (declaredOverLimit(req, options.limitBytes)) return Promise.reject(new MailroomError('payload_too_large', 'The request body is too large.'));
       res.writeContinue();
     }
     const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
