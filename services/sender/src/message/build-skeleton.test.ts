@@ -155,6 +155,19 @@ describe('MessageSkeleton', () => {
     expect((await simpleParser(skeleton.prefix)).html).toBe(email().html);
   });
 
+  it('when a display name holds what reads as an encoded-word, or runs of spaces, then a reader gets the name as given', async () => {
+    const names = ['=?utf-8?q?from?= Team', 'a  b   c', '=?utf-8?q?fake?=', 'Plain Name', 'O\'Brien, "Ops"'];
+    const skeleton = await MessageSkeleton.build(
+      email({ from: `"${names[0]}" <f@mailroom.test>`, to: names.slice(1).map((name, i) => `"${name.replace(/["\\]/g, '\\$&')}" <t${i}@example.test>`) }),
+      [],
+      { varyHtml: false },
+    );
+    const parsed = await simpleParser(skeleton.prefix);
+    expect(parsed.from?.value.map((a) => a.name)).toEqual([names[0]]);
+    const to = Array.isArray(parsed.to) ? parsed.to.flatMap((t) => t.value) : (parsed.to?.value ?? []);
+    expect(to.map((a) => a.name)).toEqual(names.slice(1));
+  });
+
   it('when the email has HTML and an empty text, then the text is an empty text/plain part beside the HTML; its Date is when the send was accepted, on every attempt', async () => {
     const acceptedAt = new Date('2026-11-20T08:00:00.000Z');
     for (const attempt of [1, 2]) {

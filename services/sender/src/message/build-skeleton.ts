@@ -8,6 +8,10 @@ import MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
 import type { RawMessage } from '../delivery/raw-message';
 import type { OutgoingAttachment, OutgoingEmail } from '../send-store';
+import { ENCODED_WORD_LOOKALIKE, useReadableAddressNames } from './address-names';
+
+// Display names that read back as given (address-names.ts), for every message built here.
+useReadableAddressNames();
 
 /** The recipient a message is built for. */
 export interface MessageRecipient {
@@ -112,11 +116,6 @@ function withCrlf(body: string): string {
  */
 const STRUCTURED_HEADERS = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
 
-/**
- * What decoders read as an RFC 2047 encoded-word: libmime and Python also decode one whose
- * encoded text holds white space (nodemailer's own lenient pattern).
- */
-const ENCODED_WORD_LOOKALIKE = /=\?[^?]*\?[BbQq]\?[^?]*\?=/;
 
 /**
  * An unstructured header value (the subject, a custom header) as nodemailer must get it for
