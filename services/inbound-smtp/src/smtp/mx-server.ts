@@ -131,7 +131,7 @@ class MxConnection extends SMTPConnection {
     const args = parsed.args as Record<string, unknown> | false;
     if (!args || !('REQUIRETLS' in args)) return super._validateMailParams(parsed);
     const { REQUIRETLS: _unoffered, ...offered } = args;
-    return super._validateMailParams({ ...parsed, args: offered });
+    return super._validateMailParams({ ...parsed, args: offered as typeof parsed.args });
   }
 
   /** RFC 6531 §3.4: a UTF-8 forward-path only in a transaction begun with SMTPUTF8 (553 5.6.7). */
