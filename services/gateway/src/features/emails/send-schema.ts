@@ -26,7 +26,7 @@ const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 // List-* URLs of RFC 2369, 8058; a List-Id's <id>, RFC 2919): outside SMTPUTF8 they have no
 // non-ASCII form (an encoded-word there is no longer an id or a URL; 8BITMIME covers bodies only).
 const ASCII_VALUED_HEADER = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
-const NON_ASCII = /[^\x00-\x7f]/;
+const NON_ASCII = /[\u0080-\uffff]/;
 
 /** Why a structured header's value cannot be sent as given, or null. A List-Id's phrase may be any text; its <id> may not. */
 function nonAsciiStructured(name: string, value: string): string | null {
