@@ -21,7 +21,7 @@ export interface ClientSettings {
   /** Each attempt must be answered within this (ms); default 60 000. */
   timeoutMs?: number;
   /**
-   * How many times a safe request is tried again after a 429, a 503 or a network failure, with
+   * How many times a safe request is tried again after a 429, 502, 503 or 504 or a network failure, with
    * back-off and jitter that honours `Retry-After`; default 2, `0` turns retries off. Safe
    * means reads, and sends, which carry an idempotency key (generated when not given).
    */

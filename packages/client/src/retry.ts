@@ -6,12 +6,14 @@ const MAX_DELAY_MS = 8_000;
 export const MAX_RETRY_AFTER_SECONDS = 60;
 
 /**
- * Whether an error answer may be tried again. Only 429 and 503 (nothing was done), and, for a
- * request carrying an idempotency key, the gateway saying the first try with that key is still
- * being processed: the next try answers its outcome.
+ * Whether an error answer may be tried again (only safe requests are: reads and keyed sends).
+ * 429 and 503 (nothing was done); 502 and 504, which a proxy or load balancer in front of the
+ * gateway answers while a replica restarts or is slow (a keyed send's retry answers the first
+ * try's outcome, if it got through); and, for a request carrying an idempotency key, the
+ * gateway saying the first try with that key is still being processed.
  */
 export function isRetryableStatus(status: number, name: string): boolean {
-  return status === 429 || status === 503 || (status === 409 && name === 'concurrent_idempotent_requests');
+  return status === 429 || status === 502 || status === 503 || status === 504 || (status === 409 && name === 'concurrent_idempotent_requests');
 }
 
 /**

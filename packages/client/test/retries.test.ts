@@ -216,14 +216,36 @@ describe('against a scripted server', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  test('when the answer is not Mailroom error JSON, then it is unexpected_response with the status, not retried', async () => {
+  test('when the answer is not Mailroom error JSON (a proxy\'s 500), then it is unexpected_response with the status, not retried', async () => {
     server = await new ScriptedServer((_n, _req, res) => {
-      res.writeHead(502, { 'content-type': 'text/html' });
-      res.end('<html>Bad gateway</html>');
+      res.writeHead(500, { 'content-type': 'text/html' });
+      res.end('<html>Internal error</html>');
     }).start();
     const error = await rejectionOf(client().emails.list());
-    expect(error).toMatchObject({ name: 'unexpected_response', statusCode: 502, requestId: null });
-    expect(error.message).toContain('Bad gateway');
+    expect(error).toMatchObject({ name: 'unexpected_response', statusCode: 500, requestId: null });
+    expect(error.message).toContain('Internal error');
     expect(server.requests).toHaveLength(1);
+  });
+
+  test('when a proxy in front of the gateway answers 502 or 504, then a read and a keyed send are tried again; creating a route is not', async () => {
+    server = await new ScriptedServer((n, req, res) => {
+      if (n % 2 === 1) {
+        res.writeHead(n % 4 === 1 ? 502 : 504, { 'content-type': 'text/html' });
+        res.end('<html>Bad gateway</html>');
+      } else if (req.url?.startsWith('/emails') && req.method === 'POST') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'em_1' }));
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [], hasMore: false }));
+      }
+    }).start();
+    expect((await client().emails.list()).data).toEqual([]);
+    expect((await client().emails.send({ from: 'a@acme.test', to: 'b@example.test', subject: 's', text: 't' })).id).toBe('em_1');
+    expect(server.requests).toHaveLength(4);
+    expect(new Set(server.requests.slice(2).map((r) => r.headers['idempotency-key'])).size).toBe(1);
+    const created = await rejectionOf(client().routes.create({ match: 'a@acme.test' }));
+    expect(created).toMatchObject({ name: 'unexpected_response', statusCode: 502 });
+    expect(server.requests).toHaveLength(5);
   });
 });
