@@ -88,7 +88,8 @@ async function freePortRun(count: number, taken: readonly number[]): Promise<num
   for (;;) {
     const first = await freePort();
     if (first + count - 1 > 65_535 || taken.some((p) => p >= first && p < first + count)) continue;
-    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => portIsFree(first + i + 1)));
+    // portIsFree throws, rather than answering false, when the port is taken (events.once rejects on 'error').
+    const rest = await Promise.all(Array.from({ length: count - 1 }, (_, i) => portIsFree(first + i + 1).catch(() => false)));
     if (rest.every(Boolean)) return first;
   }
 }
