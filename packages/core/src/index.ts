@@ -30,6 +30,7 @@ export * from './event-notices';
 export * from './route-match';
 export * from './service';
 export * from './sending-domain-name';
+export * from './structured-headers';
 export * from './domain-records';
 export * from './check-domain-records';
 export * from './dkim-key';

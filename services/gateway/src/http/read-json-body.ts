@@ -1,10 +1,12 @@
 import { type ByteBudget, MailroomError } from '@mailroom/core';
 import express, { type Request, type Response } from 'express';
 
+const tooLarge = () => new MailroomError('payload_too_large', 'The request body is too large.');
+
 /** body-parser's error types, as the contract names them. */
 const BODY_ERRORS: Record<string, () => MailroomError> = {
   'entity.parse.failed': () => new MailroomError('invalid_json', 'The request body is not valid JSON.'),
-  'entity.too.large': () => new MailroomError('payload_too_large', 'The request body is too large.'),
+  'entity.too.large': () => tooLarge(),
   'entity.verify.failed': () => new MailroomError('invalid_json', 'The request body could not be read.'),
   'encoding.unsupported': () =>
     new MailroomError('invalid_json', 'The request body has an unsupported Content-Encoding; send identity, gzip, deflate or br.'),
@@ -55,7 +57,7 @@ export function jsonBodyReader(options: JsonBodyReaderOptions): JsonBodyReader {
       // for only here, once the request was authenticated, authorized and routed, and a body
       // declared over the limit is refused before it is sent. Node closes the connection after
       // an answer that never asked for the body.
-      if (declaredOverLimit(req, options.limitBytes)) return Promise.reject(new MailroomError('payload_too_large', 'The request body is too large.'));
+      if (declaredOverLimit(req, options.limitBytes)) return Promise.reject(tooLarge());
       res.writeContinue();
     }
     const bytes = budget ? bodyBytes(req, options.limitBytes) : 0;
@@ -106,8 +108,7 @@ function bodyBytes(req: Request, limitBytes: number): number {
   const length = Number(declared);
   if (!Number.isSafeInteger(length) || length < 0) return limitBytes;
   if (length > limitBytes) return 0;
-  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
-  return identity ? length : Math.min(limitBytes, Math.max(COMPRESSED_MIN_BYTES, length * COMPRESSION_RATIO));
+  return sentAsIs(req) ? length : Math.min(limitBytes, Math.max(COMPRESSED_MIN_BYTES, length * COMPRESSION_RATIO));
 }
 
 /** Whether the client waits for `100 Continue` before sending its body (RFC 9110 §10.1.1). */
@@ -118,8 +119,12 @@ function expectsContinue(req: Request): boolean {
 /** Whether an uncompressed body's Content-Length alone is over the limit (body-parser's 413). */
 function declaredOverLimit(req: Request, limitBytes: number): boolean {
   const length = Number(req.headers['content-length']);
-  const identity = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
-  return identity && Number.isSafeInteger(length) && length > limitBytes;
+  return sentAsIs(req) && Number.isSafeInteger(length) && length > limitBytes;
+}
+
+/** Whether the body comes without a Content-Encoding (identity): its Content-Length is its size. */
+function sentAsIs(req: Request): boolean {
+  return (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase() === 'identity';
 }
 
 function toBodyError(err: unknown): MailroomError {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { buffer } from 'node:stream/consumers';
+import { isStructuredHeader } from '@mailroom/core';
 import * as base64 from 'nodemailer/lib/base64';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { detectMimeType, encodeWord } from 'nodemailer/lib/mime-funcs';
@@ -111,13 +112,6 @@ function withCrlf(body: string): string {
 }
 
 /**
- * Custom headers that are structured, so never made encoded-words here: message ids
- * (In-Reply-To, References) and the list headers' URLs and ids (RFC 2369, 2919).
- */
-const STRUCTURED_HEADERS = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
-
-
-/**
  * An unstructured header value (the subject, a custom header) as nodemailer must get it for
  * receivers to read it as given. nodemailer writes ASCII text as it is, and passes what is a
  * valid encoded-word through (for callers that encode their own), so a user's literal
@@ -135,7 +129,7 @@ export function unstructuredHeaderText(value: string): string {
 /** The custom headers, each unstructured value as in {@link unstructuredHeaderText}, a List-Id as in {@link listIdText}. */
 function customHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(headers).map(([name, value]) => [name, /^list-id$/i.test(name) ? listIdText(value) : STRUCTURED_HEADERS.test(name) ? value : unstructuredHeaderText(value)]),
+    Object.entries(headers).map(([name, value]) => [name, /^list-id$/i.test(name) ? listIdText(value) : isStructuredHeader(name) ? value : unstructuredHeaderText(value)]),
   );
 }
 

@@ -1,3 +1,4 @@
+import { isStructuredHeader } from '@mailroom/core';
 import { z } from 'zod';
 import { dateTimeField } from '../../schemas/common';
 import { MAX_RECIPIENTS, mailboxField, mailboxListField } from './addresses';
@@ -22,18 +23,18 @@ const TOO_LONG_UNBROKEN = 'must not have 998 characters in a row without a space
 const HEADER_NAME = /^[!-9;-~]{1,76}$/; // RFC 5322 field name: printable ASCII except ":"
 const TAG_PART = /^[A-Za-z0-9_-]{1,256}$/;
 
-// Headers whose values are message ids or URLs (In-Reply-To, References: RFC 5322 §3.6.4; the
-// List-* URLs of RFC 2369, 8058; a List-Id's <id>, RFC 2919): outside SMTPUTF8 they have no
-// non-ASCII form (an encoded-word there is no longer an id or a URL; 8BITMIME covers bodies only).
-const ASCII_VALUED_HEADER = /^(?:in-reply-to|references|list-[a-z-]+)$/i;
 const NON_ASCII = /[\u0080-\uffff]/;
 
-/** Why a structured header's value cannot be sent as given, or null. A List-Id's phrase may be any text; its <id> may not. */
+/**
+ * Why a structured header's value (core's isStructuredHeader: message ids, list URLs and ids)
+ * cannot be sent as given, or null: outside SMTPUTF8 it has no non-ASCII form (8BITMIME covers
+ * bodies only). A List-Id's phrase may be any text; its <id> may not.
+ */
 function nonAsciiStructured(name: string, value: string): string | null {
-  if (!ASCII_VALUED_HEADER.test(name)) return null;
-  const checked = /^list-id$/i.test(name) ? (/<[^<>]*>\s*$/.exec(value)?.[0] ?? '') : value;
-  if (!NON_ASCII.test(checked)) return null;
-  return /^(?:in-reply-to|references)$/i.test(name) || /^list-id$/i.test(name)
+  if (!isStructuredHeader(name)) return null;
+  const listId = /^list-id$/i.test(name);
+  if (!NON_ASCII.test(listId ? (/<[^<>]*>\s*$/.exec(value)?.[0] ?? '') : value)) return null;
+  return listId || /^(?:in-reply-to|references)$/i.test(name)
     ? 'must be ASCII: a message id (or list id) has no non-ASCII form in mail without SMTPUTF8'
     : 'must be ASCII: percent-encode non-ASCII characters of its URLs (RFC 3986), as mail without SMTPUTF8 has no other form for them';
 }
